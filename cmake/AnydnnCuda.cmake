@@ -1,0 +1,22 @@
+# Decides whether the CUDA backend is built. AUTO builds it when nvcc is found; CI has nvcc
+# but no GPU, so there the backend is compiled and linked but never run.
+include(CheckLanguage)
+set(ANYDNN_CUDA_ENABLED OFF)
+if(ANYDNN_WITH_CUDA STREQUAL "ON" OR ANYDNN_WITH_CUDA STREQUAL "AUTO")
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    # CMake 3.25 predates nvcc's C++20 support: teach it the flag.
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA_STANDARD 20)
+    set(ANYDNN_CUDA_ENABLED ON)
+  elseif(ANYDNN_WITH_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "ANYDNN_WITH_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+message(STATUS "anydnn CUDA backend: ${ANYDNN_CUDA_ENABLED}")

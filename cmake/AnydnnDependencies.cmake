@@ -1,0 +1,21 @@
+# Third-party libraries. All come from Debian packages that .ci/run installs.
+find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+
+# OpenBLAS: prefer the OpenMP build so that its threads and ours share one libgomp pool
+# (the pthread build spins its own pool and fights our OpenMP threads for the cores).
+find_path(ANYDNN_CBLAS_INCLUDE_DIR cblas.h
+  PATHS /usr/include/x86_64-linux-gnu/openblas-openmp /usr/include/openblas
+  PATH_SUFFIXES openblas)
+find_library(ANYDNN_OPENBLAS_LIBRARY NAMES openblas
+  PATHS /usr/lib/x86_64-linux-gnu/openblas-openmp NO_DEFAULT_PATH)
+if(NOT ANYDNN_OPENBLAS_LIBRARY)
+  find_library(ANYDNN_OPENBLAS_LIBRARY NAMES openblas)
+endif()
+if(NOT ANYDNN_OPENBLAS_LIBRARY OR NOT ANYDNN_CBLAS_INCLUDE_DIR)
+  message(FATAL_ERROR "OpenBLAS not found (apt-get install libopenblas-openmp-dev)")
+endif()
+add_library(anydnn_blas INTERFACE)
+target_include_directories(anydnn_blas INTERFACE ${ANYDNN_CBLAS_INCLUDE_DIR})
+target_link_libraries(anydnn_blas INTERFACE ${ANYDNN_OPENBLAS_LIBRARY})
+message(STATUS "anydnn BLAS: ${ANYDNN_OPENBLAS_LIBRARY}")

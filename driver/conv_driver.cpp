@@ -1,0 +1,845 @@
+#include "conv_driver.hpp"
+
+#include <miopen/anydnn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "conv_reference.hpp"
+#include "verify.hpp"
+
+namespace anydnn::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// Per-direction wording of MIOpenDriver's output lines.
+struct DirText {
+  const char* time_label;    // "GPU Kernel Time <x> Elapsed", "MIOpen <x> Algorithm"
+  const char* solutions;     // "<x> solutions available"
+  const char* stats_prefix;  // "stats: <x>3x3u1, ..."
+  const char* verify_label;  // "<x> Verifies OK on CPU reference"
+  const char* run_failed;    // "<x>() FAILED, rc = 0x.."
+};
+constexpr DirText kText[3] = {
+    {"Forward Conv.", "Forward Conv", "fwd-conv", "Forward Convolution", "RunForwardGPU"},
+    {"Backward Data Conv.", "Backward Data Conv", "bwdd-conv", "Backward Convolution Data",
+     "RunBackwardGPU"},
+    {"Backward Weights Conv.", "Backward Weights Conv", "bwdw-conv", "Backward Convolution Weights",
+     "RunBackwardGPU"},
+};
+
+std::optional<miopenTensorLayout_t> layout_enum(const std::string& s) {
+  if (s == "NCHW") return miopenTensorNCHW;
+  if (s == "NHWC") return miopenTensorNHWC;
+  if (s == "CHWN") return miopenTensorCHWN;
+  if (s == "NCDHW") return miopenTensorNCDHW;
+  if (s == "NDHWC") return miopenTensorNDHWC;
+  return std::nullopt;
+}
+
+}  // namespace
+
+ConvDriver::ConvDriver(std::string base, miopenDataType_t type)
+    : base_(std::move(base)), type_(type) {
+  add_flags();
+  miopenCreateTensorDescriptor(&x_desc_);
+  miopenCreateTensorDescriptor(&w_desc_);
+  miopenCreateTensorDescriptor(&y_desc_);
+  miopenCreateTensorDescriptor(&b_desc_);
+  miopenCreateConvolutionDescriptor(&conv_desc_);
+}
+
+ConvDriver::~ConvDriver() {
+  miopenDestroyTensorDescriptor(x_desc_);
+  miopenDestroyTensorDescriptor(w_desc_);
+  miopenDestroyTensorDescriptor(y_desc_);
+  miopenDestroyTensorDescriptor(b_desc_);
+  miopenDestroyConvolutionDescriptor(conv_desc_);
+  if (handle_ != nullptr) miopenDestroy(handle_);
+}
+
+void ConvDriver::add_flags() {
+  using T = InputFlags::Type;
+  auto& f = flags_;
+  f.add("in_layout", 'I', "", "Input layout: NCHW, NHWC (NCDHW, NDHWC for 3-D)", T::String);
+  f.add("out_layout", 'O', "", "Output layout", T::String);
+  f.add("fil_layout", 'f', "", "Filter layout", T::String);
+  f.add("spatial_dim", '_', "2", "Convolution spatial dimension: 2 or 3");
+  f.add("forw", 'F', "0", "0 fwd+bwd+wrw, 1 fwd, 2 bwd, 4 wrw, 3 fwd+bwd, 5 fwd+wrw, 6 bwd+wrw");
+  f.add("batchsize", 'n', "100", "Mini-batch size");
+  f.add("in_channels", 'c', "3", "Number of input channels");
+  f.add("in_d", '!', "32", "Input depth");
+  f.add("in_h", 'H', "32", "Input height");
+  f.add("in_w", 'W', "32", "Input width");
+  f.add("out_channels", 'k', "32", "Number of output channels");
+  f.add("fil_d", '@', "3", "Filter depth");
+  f.add("fil_h", 'y', "3", "Filter height");
+  f.add("fil_w", 'x', "3", "Filter width");
+  f.add("conv_stride_d", '#', "1", "Convolution stride for depth");
+  f.add("conv_stride_h", 'u', "1", "Convolution stride for height");
+  f.add("conv_stride_w", 'v', "1", "Convolution stride for width");
+  f.add("pad_d", '$', "0", "Zero padding for depth");
+  f.add("pad_h", 'p', "0", "Zero padding for height");
+  f.add("pad_w", 'q', "0", "Zero padding for width");
+  f.add("pad_val", 'r', "0", "Padding value (only 0 is supported)");
+  f.add("trans_output_pad_d", '%', "0", "Transpose output padding for depth");
+  f.add("trans_output_pad_h", 'Y', "0", "Transpose output padding for height");
+  f.add("trans_output_pad_w", 'X', "0", "Transpose output padding for width");
+  f.add("iter", 'i', "10", "Number of iterations");
+  f.add("verify", 'V', "1", "Verify each direction against the CPU reference");
+  f.add("verification_cache", 'C', "", "Verification cache directory (not supported)", T::String);
+  f.add("time", 't', "0", "Time each direction");
+  f.add("wall", 'w', "0", "Wall-clock time each direction (needs --time 1)");
+  f.add("search", 's', "0", "Exhaustive search in Find");
+  f.add("printconv", 'P', "1", "Print convolution dimensions (unused)");
+  f.add("dump_output", 'o', "0", "Dump input and output buffers to dump_*.bin");
+  f.add("in_data", 'd', "", "Input data file name", T::String);
+  f.add("weights", 'e', "", "Input weights file name", T::String);
+  f.add("bias", 'b', "", "Use bias");
+  f.add("mode", 'm', "conv", "Convolution mode: conv or trans", T::String);
+  f.add("pad_mode", 'z', "default", "Padding mode: default, same or valid", T::String);
+  f.add("tensor_vect", 'Z', "0", "Tensor vectorization (only 0 is supported)");
+  f.add("vector_length", 'L', "1", "Tensor vectorization length (only 1 is supported)");
+  f.add("dilation_d", '^', "1", "Dilation of filter depth");
+  f.add("dilation_h", 'l', "1", "Dilation of filter height");
+  f.add("dilation_w", 'j', "1", "Dilation of filter width");
+  f.add("in_bias", 'a', "", "Input bias file name", T::String);
+  f.add("group_count", 'g', "1", "Number of groups");
+  f.add("dout_data", 'D', "", "dy data file name for backward computations", T::String);
+  f.add("solution", 'S', "-1",
+        "<0 Find API; 0 immediate mode, fastest solution; >0 immediate mode, that solution id; "
+        "or a solver name",
+        T::String);
+  f.add("gpualloc", 'G', "0", "Allocate buffers on the device (ignored on the CPU backend)");
+  f.add("in_cast_type", 'U', "-1", "Input cast type (not supported)", T::String);
+  f.add("out_cast_type", 'T', "-1", "Output cast type (not supported)", T::String);
+  f.add("wei_cast_type", 'R', "-1", "Weight cast type (not supported)", T::String);
+}
+
+std::optional<std::string> ConvDriver::check_flags() {
+  const int dims = flags_.get_int("spatial_dim");
+  if (dims != 2 && dims != 3) return "--spatial_dim must be 2 or 3";
+  const std::string default_layout = dims == 2 ? "NCHW" : "NCDHW";
+  for (const char* l : {"in_layout", "out_layout", "fil_layout"}) {
+    if (flags_.get_str(l).empty()) flags_.set(l, default_layout);
+    const auto& v = flags_.get_str(l);
+    if (!layout_enum(v) || v.size() != static_cast<size_t>(dims + 2))
+      return std::string("invalid --") + l + " " + v;
+  }
+  const std::string mode = flags_.get_str("mode");
+  if (mode != "conv" && mode != "trans") return "--mode must be conv or trans";
+  transpose_ = mode == "trans";
+  const std::string pad_mode = flags_.get_str("pad_mode");
+  if (pad_mode != "default" && pad_mode != "same" && pad_mode != "valid")
+    return "--pad_mode must be default, same or valid";
+  const int forw = flags_.get_int("forw");
+  if (forw < 0 || forw > 7) return "--forw must be 0..7";
+  iterations_ = flags_.get_int("iter");
+  if (iterations_ < 1) return "Fatal: Number of iterations must be > 0";
+  if (flags_.get_int("pad_val") != 0) return "--pad_val other than 0 is not supported";
+  if (flags_.get_int("tensor_vect") != 0 || flags_.get_int("vector_length") != 1)
+    return "vectorized tensors (--tensor_vect, --vector_length) are not supported";
+  for (const char* c : {"in_cast_type", "out_cast_type", "wei_cast_type"})
+    if (flags_.get_str(c) != "-1") return std::string("--") + c + " is not supported";
+  if (!flags_.get_str("verification_cache").empty()) return "--verification_cache is not supported";
+  time_ = flags_.get_int("time") != 0;
+  if (flags_.get_int("wall") >= 1) {
+    if (time_) {
+      wall_ = true;
+    } else {
+      std::cout << "Info: '--wall " << flags_.get_int("wall")
+                << "' is ignored because '--time' is not set" << std::endl;
+    }
+  }
+  return std::nullopt;
+}
+
+miopenStatus_t ConvDriver::set_descriptors() {
+  const int dims = flags_.get_int("spatial_dim");
+  const int groups = std::max(flags_.get_int("group_count"), 1);
+  const int c = flags_.get_int("in_channels");
+  const int k = flags_.get_int("out_channels");
+  std::vector<int> in_lens = {flags_.get_int("batchsize"), c};
+  std::vector<int> wei_lens =
+      transpose_ ? std::vector<int>{c, k / groups} : std::vector<int>{k, c / groups};
+  std::vector<int> pads, strides, dils, adj;
+  const char* sfx[3] = {"_d", "_h", "_w"};
+  for (int i = 3 - dims; i < 3; ++i) {
+    const std::string s = sfx[i];
+    in_lens.push_back(flags_.get_int("in" + s));
+    wei_lens.push_back(flags_.get_int("fil" + s));
+    pads.push_back(flags_.get_int("pad" + s));
+    strides.push_back(flags_.get_int("conv_stride" + s));
+    dils.push_back(flags_.get_int("dilation" + s));
+    adj.push_back(flags_.get_int("trans_output_pad" + s));
+  }
+  // -z same|valid: the driver derives the padding (MIOpen has no public padding-mode setter).
+  const std::string pad_mode = flags_.get_str("pad_mode");
+  const bool unit_dil = std::all_of(dils.begin(), dils.end(), [](int d) { return d == 1; });
+  const bool unit_fil =
+      std::all_of(wei_lens.begin() + 2, wei_lens.end(), [](int f) { return f == 1; });
+  if (!transpose_ && (unit_dil || unit_fil)) {
+    for (int i = 0; i < dims; ++i) {
+      if (pad_mode == "same") {
+        const int in = in_lens[2 + i], f = wei_lens[2 + i], s = strides[i];
+        pads[i] = (in % s == 0 ? std::max(f - s, 0) : std::max(f - in % s, 0)) / 2;
+      } else if (pad_mode == "valid") {
+        pads[i] = 0;
+      }
+    }
+  }
+
+  miopenStatus_t rc = miopenSetNdTensorDescriptorWithLayout(
+      x_desc_, type_, *layout_enum(flags_.get_str("in_layout")), in_lens.data(),
+      static_cast<int>(in_lens.size()));
+  if (rc == miopenStatusSuccess)
+    rc = miopenSetNdTensorDescriptorWithLayout(w_desc_, type_,
+                                               *layout_enum(flags_.get_str("fil_layout")),
+                                               wei_lens.data(), static_cast<int>(wei_lens.size()));
+  if (rc == miopenStatusSuccess)
+    rc = miopenInitConvolutionNdDescriptor(conv_desc_, dims, pads.data(), strides.data(),
+                                           dils.data(),
+                                           transpose_ ? miopenTranspose : miopenConvolution);
+  if (rc == miopenStatusSuccess) rc = miopenSetConvolutionGroupCount(conv_desc_, groups);
+  if (rc == miopenStatusSuccess && transpose_)
+    rc = miopenSetTransposeConvNdOutputPadding(conv_desc_, dims, adj.data());
+  std::vector<int> out_lens(static_cast<size_t>(dims + 2));
+  int out_dims = 0;
+  if (rc == miopenStatusSuccess)
+    rc = miopenGetConvolutionNdForwardOutputDim(conv_desc_, x_desc_, w_desc_, &out_dims,
+                                                out_lens.data());
+  if (rc == miopenStatusSuccess)
+    rc = miopenSetNdTensorDescriptorWithLayout(
+        y_desc_, type_, *layout_enum(flags_.get_str("out_layout")), out_lens.data(), out_dims);
+  if (rc == miopenStatusSuccess && flags_.get_int("bias") != 0) {
+    std::vector<int> bias_lens(static_cast<size_t>(dims + 2), 1);
+    bias_lens[1] = k;
+    rc = miopenSetTensorDescriptor(b_desc_, type_, dims + 2, bias_lens.data(), nullptr);
+  }
+  return rc;
+}
+
+std::optional<std::string> ConvDriver::init_data() {
+  const int forw = flags_.get_int("forw");
+  const bool fwd = forw == 0 || (forw & 1), bwd = forw == 0 || (forw & 2),
+             wrw = forw == 0 || (forw & 4);
+  // Independent streams per tensor keep each tensor's data the same whatever -F selects.
+  const unsigned seed = static_cast<unsigned>(rng_());
+  std::mt19937 x_rng(seed + 1), w_rng(seed + 2), dy_rng(seed + 3), b_rng(seed + 4);
+  const double wlo = type_ == miopenHalf ? -1.0 / 3.0 : -0.5;
+  const auto load = [&](HostTensor& t, const char* flag, std::mt19937& rng, double lo, double hi,
+                        double scale) -> std::optional<std::string> {
+    const std::string& file = flags_.get_str(flag);
+    if (!file.empty()) {
+      if (!t.read_file(file))
+        return "cannot read " + std::to_string(t.bytes.size()) + " bytes from " + file;
+      std::cout << "Read data from input file " << file << std::endl;
+      return std::nullopt;
+    }
+    t.fill_uniform(rng, lo, hi, scale);
+    return std::nullopt;
+  };
+  // The driver's tensors are the user's: x is the input of the forward call, y its output.
+  if (fwd || wrw) {
+    x_ = HostTensor::from_descriptor(x_desc_);
+    if (auto e = load(x_, "in_data", x_rng, 0.0, 1.0, 0.01)) return e;
+  }
+  if (fwd || bwd) {
+    w_ = HostTensor::from_descriptor(w_desc_);
+    if (auto e = load(w_, "weights", w_rng, wlo, 0.5, 0.01)) return e;
+  }
+  if (bwd || wrw) {
+    dy_ = HostTensor::from_descriptor(y_desc_);
+    if (auto e = load(dy_, "dout_data", dy_rng, 0.0, 1.0, 0.01)) return e;
+  }
+  if (fwd) y_ = HostTensor::from_descriptor(y_desc_);
+  if (bwd) dx_ = HostTensor::from_descriptor(x_desc_);
+  if (wrw) dw_ = HostTensor::from_descriptor(w_desc_);
+  if (flags_.get_int("bias") != 0) {
+    b_ = HostTensor::from_descriptor(b_desc_);
+    db_ = HostTensor::from_descriptor(b_desc_);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (size_t i = 0; i < b_.elements(); ++i)
+      b_.set(i, static_cast<double>(i % 8) + u(b_rng));
+    if (const auto& file = flags_.get_str("in_bias"); !file.empty() && !b_.read_file(file))
+      return "cannot read bias from " + file;
+  }
+  if (flags_.get_int("dump_output") != 0) {
+    if (fwd || wrw) x_.write_file("dump_in.bin");
+    if (fwd || bwd) w_.write_file("dump_wei.bin");
+    if (bwd || wrw) dy_.write_file("dump_dout.bin");
+  }
+  return std::nullopt;
+}
+
+HostTensor& ConvDriver::output_of(Dir d) {
+  switch (d) {
+    case Dir::Fwd:
+      return y_;
+    case Dir::Bwd:
+      return dx_;
+    case Dir::Wrw:
+      return dw_;
+  }
+  return y_;
+}
+
+miopenStatus_t ConvDriver::call_workspace_size(Dir d, size_t* bytes) {
+  switch (d) {
+    case Dir::Fwd:
+      return miopenConvolutionForwardGetWorkSpaceSize(handle_, w_desc_, x_desc_, conv_desc_,
+                                                      y_desc_, bytes);
+    case Dir::Bwd:
+      return miopenConvolutionBackwardDataGetWorkSpaceSize(handle_, y_desc_, w_desc_, conv_desc_,
+                                                           x_desc_, bytes);
+    case Dir::Wrw:
+      return miopenConvolutionBackwardWeightsGetWorkSpaceSize(handle_, y_desc_, x_desc_, conv_desc_,
+                                                              w_desc_, bytes);
+  }
+  return miopenStatusInternalError;
+}
+
+miopenStatus_t ConvDriver::call_run(Dir d, int algo, void* ws, size_t ws_size) {
+  const float alpha = 1.0f, beta = 0.0f;
+  switch (d) {
+    case Dir::Fwd:
+      return miopenConvolutionForward(handle_, &alpha, x_desc_, x_.data(), w_desc_, w_.data(),
+                                      conv_desc_, static_cast<miopenConvFwdAlgorithm_t>(algo),
+                                      &beta, y_desc_, y_.data(), ws, ws_size);
+    case Dir::Bwd:
+      return miopenConvolutionBackwardData(
+          handle_, &alpha, y_desc_, dy_.data(), w_desc_, w_.data(), conv_desc_,
+          static_cast<miopenConvBwdDataAlgorithm_t>(algo), &beta, x_desc_, dx_.data(), ws, ws_size);
+    case Dir::Wrw:
+      return miopenConvolutionBackwardWeights(handle_, &alpha, y_desc_, dy_.data(), x_desc_,
+                                              x_.data(), conv_desc_,
+                                              static_cast<miopenConvBwdWeightsAlgorithm_t>(algo),
+                                              &beta, w_desc_, dw_.data(), ws, ws_size);
+  }
+  return miopenStatusInternalError;
+}
+
+miopenStatus_t ConvDriver::call_immediate(Dir d, uint64_t id, void* ws, size_t ws_size) {
+  switch (d) {
+    case Dir::Fwd:
+      return miopenConvolutionForwardImmediate(handle_, w_desc_, w_.data(), x_desc_, x_.data(),
+                                               conv_desc_, y_desc_, y_.data(), ws, ws_size, id);
+    case Dir::Bwd:
+      return miopenConvolutionBackwardDataImmediate(handle_, y_desc_, dy_.data(), w_desc_,
+                                                    w_.data(), conv_desc_, x_desc_, dx_.data(), ws,
+                                                    ws_size, id);
+    case Dir::Wrw:
+      return miopenConvolutionBackwardWeightsImmediate(handle_, y_desc_, dy_.data(), x_desc_,
+                                                       x_.data(), conv_desc_, w_desc_, dw_.data(),
+                                                       ws, ws_size, id);
+  }
+  return miopenStatusInternalError;
+}
+
+std::string ConvDriver::solver_name(uint64_t id) const {
+  const char* name = nullptr;
+  if (id == 0 || anydnnGetConvSolverName(handle_, id, &name) != miopenStatusSuccess)
+    return "UNKNOWN";
+  return name;
+}
+
+miopenConvSolution_t ConvDriver::solution_after_find(Dir d, int algo) {
+  // Find stored its timings; immediate mode now lists the chosen solver first.
+  miopenConvSolution_t s{};
+  size_t count = 0;
+  miopenStatus_t rc = miopenStatusSuccess;
+  switch (d) {
+    case Dir::Fwd:
+      rc = miopenConvolutionForwardGetSolution(handle_, w_desc_, x_desc_, conv_desc_, y_desc_, 1,
+                                               &count, &s);
+      break;
+    case Dir::Bwd:
+      rc = miopenConvolutionBackwardDataGetSolution(handle_, y_desc_, w_desc_, conv_desc_, x_desc_,
+                                                    1, &count, &s);
+      break;
+    case Dir::Wrw:
+      rc = miopenConvolutionBackwardWeightsGetSolution(handle_, y_desc_, x_desc_, conv_desc_,
+                                                       w_desc_, 1, &count, &s);
+      break;
+  }
+  if (rc != miopenStatusSuccess || count < 1 || static_cast<int>(s.algorithm) != algo ||
+      s.time < 0) {
+    s.solution_id = 0;
+    s.algorithm = static_cast<miopenConvAlgorithm_t>(algo);
+  }
+  return s;
+}
+
+void ConvDriver::print_time(Dir d, float total_ms, float first_ms) const {
+  const auto& t = kText[static_cast<int>(d)];
+  const float avg =
+      iterations_ > 1 ? (total_ms - first_ms) / static_cast<float>(iterations_ - 1) : first_ms;
+  std::printf("GPU Kernel Time %s Elapsed: %f ms (average)\n", t.time_label, avg);
+  const int dims = flags_.get_int("spatial_dim");
+  const int groups = std::max(flags_.get_int("group_count"), 1);
+  // The tensors as MIOpenDriver names them: input = x, weights, output = y.
+  const auto& in = (d == Dir::Fwd || d == Dir::Wrw) ? x_.lens : dx_.lens;
+  const auto& wei = d == Dir::Wrw ? dw_.lens : w_.lens;
+  const auto& out = d == Dir::Fwd ? y_.lens : dy_.lens;
+  const size_t esize = type_ == miopenFloat ? 4 : 2;
+  auto prod = [](const std::vector<size_t>& v) {
+    size_t p = 1;
+    for (size_t x : v)
+      p *= x;
+    return p;
+  };
+  const size_t sp = dims == 2 ? 2 : 3;  // first spatial index of the last two (h, w)
+  const size_t in_c = in[1], out_c = out[1];
+  double flops = 2.0 * static_cast<double>(in[0]) * static_cast<double>(in_c) *
+                 static_cast<double>(out_c) / groups;
+  for (size_t i = 2; i < wei.size(); ++i)
+    flops *= static_cast<double>(wei[i]) * static_cast<double>(out[i]);
+  // Bytes moved: the two read tensors and the written one.
+  const size_t in_b = prod(in) * esize, wei_b = prod(wei) * esize, out_b = prod(out) * esize;
+  size_t rd = 0, wr = 0;
+  switch (d) {
+    case Dir::Fwd:
+      rd = in_b + wei_b, wr = out_b;
+      break;
+    case Dir::Bwd:
+      rd = out_b + wei_b, wr = in_b;
+      break;
+    case Dir::Wrw:
+      rd = in_b + out_b, wr = wei_b;
+      break;
+  }
+  const unsigned long flop_count = static_cast<unsigned long>(flops);
+  const double gflops = flops / avg / 1e6, gbs = static_cast<double>(rd + wr) / avg / 1e6;
+  const unsigned stride0 =
+      static_cast<unsigned>(flags_.get_int(dims == 2 ? "conv_stride_h" : "conv_stride_d"));
+  const auto u = [](size_t v) { return static_cast<unsigned>(v); };
+  if (dims == 2) {
+    const unsigned fy = u(wei[sp]), fx = u(wei[sp + 1]);
+    std::printf(
+        "stats: name, n, c, ho, wo, x, y, k, flopCnt, bytesRead, bytesWritten, GFLOPs, GB/s, "
+        "timeMs\n");
+    // Field order per direction follows MIOpenDriver so existing parsers read the same columns.
+    if (d == Dir::Bwd) {
+      std::printf("stats: %s%ux%uu%u, %u, %u, %u, %u, %u, %u, %u,  %lu, %zu, %zu, %.0f, %.0f, %f\n",
+                  t.stats_prefix, fy, fx, stride0, u(in[0]), u(in_c), fy, fx, u(out_c), u(out[sp]),
+                  u(out[sp + 1]), flop_count, rd, wr, gflops, gbs, avg);
+    } else {
+      std::printf("stats: %s%ux%uu%u, %u, %u, %u, %u, %u, %u, %u,  %lu, %zu, %zu, %.0f, %.0f, %f\n",
+                  t.stats_prefix, fy, fx, stride0, u(in[0]), u(in_c), u(out[sp]), u(out[sp + 1]),
+                  fy, fx, u(out_c), flop_count, rd, wr, gflops, gbs, avg);
+    }
+  } else {
+    const unsigned fz = u(wei[2]), fy = u(wei[3]), fx = u(wei[4]);
+    std::printf(
+        "stats: name  , n, c, do, ho, wo, z, y, x, k, flopCnt, bytesRead, bytesWritten, GFLOPs, "
+        "GB/s, timeMs\n");
+    std::printf(
+        "stats: %s%ux%ux%uu%u, %u, %u, %u, %u, %u, %u, %u, %u, %u,  %lu, %zu, %zu, %.0f, %.0f, "
+        "%f\n",
+        t.stats_prefix, fz, fy, fx, stride0, u(in[0]), u(in_c), u(out[2]), u(out[3]), u(out[4]), fz,
+        fy, fx, u(out_c), flop_count, rd, wr, gflops, gbs, avg);
+  }
+}
+
+miopenStatus_t ConvDriver::run_find(Dir d) {
+  const auto aux_start = Clock::now();
+  size_t ws_size = 0;
+  miopenStatus_t rc = call_workspace_size(d, &ws_size);
+  aux_gwss_ms_ = ms_since(aux_start);
+  if (rc != miopenStatusSuccess) {
+    std::cout << "Error getting workspace size, status = " << rc << std::endl;
+    return rc;
+  }
+  workspace_.assign(ws_size, 0);
+  void* ws = ws_size > 0 ? workspace_.data() : nullptr;
+  const bool search = flags_.get_int("search") == 1;
+  constexpr int kRequest = 2;
+  miopenConvAlgoPerf_t perf[kRequest] = {};
+  int found = 0;
+  switch (d) {
+    case Dir::Fwd:
+      rc = miopenFindConvolutionForwardAlgorithm(handle_, x_desc_, x_.data(), w_desc_, w_.data(),
+                                                 conv_desc_, y_desc_, y_.data(), kRequest, &found,
+                                                 perf, ws, ws_size, search);
+      break;
+    case Dir::Bwd:
+      rc = miopenFindConvolutionBackwardDataAlgorithm(handle_, y_desc_, dy_.data(), w_desc_,
+                                                      w_.data(), conv_desc_, x_desc_, dx_.data(),
+                                                      kRequest, &found, perf, ws, ws_size, search);
+      break;
+    case Dir::Wrw:
+      rc = miopenFindConvolutionBackwardWeightsAlgorithm(
+          handle_, y_desc_, dy_.data(), x_desc_, x_.data(), conv_desc_, w_desc_, dw_.data(),
+          kRequest, &found, perf, ws, ws_size, search);
+      break;
+  }
+  aux_ms_ = ms_since(aux_start);
+  if (rc != miopenStatusSuccess) return rc;
+  if (found == 0) {
+    std::cout << "Find " << kText[static_cast<int>(d)].time_label << " ret_algo_count == 0"
+              << std::endl;
+    return miopenStatusUnknownError;
+  }
+  // Both algorithm members of the union hold the same number.
+  const int algo = static_cast<int>(perf[0].fwd_algo);
+  chosen_algo_[static_cast<int>(d)] = algo;
+  output_of(d).poison();  // what is verified must come from the run calls, not from Find
+
+  float total = 0.0f, first = 0.0f;
+  const auto wall_start = Clock::now();
+  for (int i = 0; i < iterations_; ++i) {
+    rc = call_run(d, algo, ws, perf[0].memory);
+    if (rc != miopenStatusSuccess) return rc;
+    if (time_) {
+      float ms = 0.0f;
+      miopenGetKernelTime(handle_, &ms);
+      total += ms;
+      if (i == 0) first = ms;
+    }
+  }
+  const auto& t = kText[static_cast<int>(d)];
+  if (wall_) {
+    std::cout << "Wall-clock Time " << t.time_label
+              << " Elapsed: " << ms_since(wall_start) / iterations_
+              << " ms, Auxiliary API calls: " << aux_ms_ << " ms (GWSS: " << aux_gwss_ms_ << ')'
+              << std::endl;
+  }
+  if (time_) {
+    const miopenConvSolution_t s = solution_after_find(d, algo);
+    std::cout << "MIOpen " << t.time_label << " Algorithm: " << algo
+              << ", Solution: " << s.solution_id << '/' << solver_name(s.solution_id) << std::endl;
+    print_time(d, total, first);
+  }
+  return miopenStatusSuccess;
+}
+
+miopenStatus_t ConvDriver::run_immediate(Dir d) {
+  const auto& t = kText[static_cast<int>(d)];
+  size_t count = 0;
+  miopenStatus_t rc = miopenStatusSuccess;
+  switch (d) {
+    case Dir::Fwd:
+      rc = miopenConvolutionForwardGetSolutionCount(handle_, w_desc_, x_desc_, conv_desc_, y_desc_,
+                                                    &count);
+      break;
+    case Dir::Bwd:
+      rc = miopenConvolutionBackwardDataGetSolutionCount(handle_, y_desc_, w_desc_, conv_desc_,
+                                                         x_desc_, &count);
+      break;
+    case Dir::Wrw:
+      rc = miopenConvolutionBackwardWeightsGetSolutionCount(handle_, y_desc_, x_desc_, conv_desc_,
+                                                            w_desc_, &count);
+      break;
+  }
+  if (rc != miopenStatusSuccess) return rc;
+  if (count < 1) return miopenStatusNotImplemented;
+  std::vector<miopenConvSolution_t> sols(count);
+  switch (d) {
+    case Dir::Fwd:
+      rc = miopenConvolutionForwardGetSolution(handle_, w_desc_, x_desc_, conv_desc_, y_desc_,
+                                               count, &count, sols.data());
+      break;
+    case Dir::Bwd:
+      rc = miopenConvolutionBackwardDataGetSolution(handle_, y_desc_, w_desc_, conv_desc_, x_desc_,
+                                                    count, &count, sols.data());
+      break;
+    case Dir::Wrw:
+      rc = miopenConvolutionBackwardWeightsGetSolution(handle_, y_desc_, x_desc_, conv_desc_,
+                                                       w_desc_, count, &count, sols.data());
+      break;
+  }
+  if (rc != miopenStatusSuccess) return rc;
+  sols.resize(count);
+  std::cout << t.solutions << " solutions available: " << count << std::endl;
+  for (const auto& s : sols) {
+    std::cout << "- id: " << s.solution_id << " algo: " << s.algorithm << ", time: " << s.time
+              << " ms, ws: " << s.workspace_size << ", name: " << solver_name(s.solution_id)
+              << std::endl;
+  }
+  miopenConvSolution_t selected{-1.0f, 0, *immediate_solution_,
+                                static_cast<miopenConvAlgorithm_t>(-1)};
+  if (*immediate_solution_ == 0) {
+    selected = sols.front();
+  } else {
+    const auto it = std::find_if(sols.begin(), sols.end(), [&](const auto& s) {
+      return s.solution_id == *immediate_solution_;
+    });
+    if (it != sols.end()) {
+      selected = *it;
+    } else {
+      std::cout << "Warning: Solution id (" << *immediate_solution_
+                << ") is not reported by the library. Trying it anyway..." << std::endl;
+    }
+  }
+  size_t ws_size = 0;
+  switch (d) {
+    case Dir::Fwd:
+      rc = miopenConvolutionForwardGetSolutionWorkspaceSize(
+          handle_, w_desc_, x_desc_, conv_desc_, y_desc_, selected.solution_id, &ws_size);
+      if (rc == miopenStatusSuccess)
+        rc = miopenConvolutionForwardCompileSolution(handle_, w_desc_, x_desc_, conv_desc_, y_desc_,
+                                                     selected.solution_id);
+      break;
+    case Dir::Bwd:
+      rc = miopenConvolutionBackwardDataGetSolutionWorkspaceSize(
+          handle_, y_desc_, w_desc_, conv_desc_, x_desc_, selected.solution_id, &ws_size);
+      if (rc == miopenStatusSuccess)
+        rc = miopenConvolutionBackwardDataCompileSolution(handle_, y_desc_, w_desc_, conv_desc_,
+                                                          x_desc_, selected.solution_id);
+      break;
+    case Dir::Wrw:
+      rc = miopenConvolutionBackwardWeightsGetSolutionWorkspaceSize(
+          handle_, y_desc_, x_desc_, conv_desc_, w_desc_, selected.solution_id, &ws_size);
+      if (rc == miopenStatusSuccess)
+        rc = miopenConvolutionBackwardWeightsCompileSolution(handle_, y_desc_, x_desc_, conv_desc_,
+                                                             w_desc_, selected.solution_id);
+      break;
+  }
+  if (rc != miopenStatusSuccess) return rc;
+  workspace_.assign(ws_size, 0);
+  void* ws = ws_size > 0 ? workspace_.data() : nullptr;
+  chosen_algo_[static_cast<int>(d)] = static_cast<int>(selected.algorithm);
+  output_of(d).poison();
+  float total = 0.0f, first = 0.0f;
+  auto wall_start = Clock::now();
+  for (int i = 0; i < iterations_; ++i) {
+    rc = call_immediate(d, selected.solution_id, ws, ws_size);
+    if (rc != miopenStatusSuccess) return rc;
+    if (time_) {
+      float ms = 0.0f;
+      miopenGetKernelTime(handle_, &ms);
+      total += ms;
+      if (i == 0) {
+        first = ms;
+        if (iterations_ > 1) wall_start = Clock::now();  // the first run is warm-up
+      }
+    }
+  }
+  if (wall_) {
+    std::cout << "Wall-clock Time " << t.time_label
+              << " Elapsed: " << ms_since(wall_start) / std::max(iterations_ - 1, 1)
+              << " ms, Auxiliary API calls: 0 ms (GWSS: 0)" << std::endl;
+  }
+  if (time_) {
+    std::cout << "MIOpen " << t.time_label << " Algorithm: " << selected.algorithm
+              << ", Solution: " << selected.solution_id << '/' << solver_name(selected.solution_id)
+              << std::endl;
+    print_time(d, total, first);
+  }
+  return miopenStatusSuccess;
+}
+
+miopenStatus_t ConvDriver::run_direction(Dir d) {
+  return immediate_solution_ ? run_immediate(d) : run_find(d);
+}
+
+miopenStatus_t ConvDriver::run_bias(bool forward) {
+  const float alpha = 1.0f, beta = 0.0f;
+  const miopenStatus_t rc =
+      forward ? miopenConvolutionForwardBias(handle_, &alpha, b_desc_, b_.data(), &beta, y_desc_,
+                                             y_.data())
+              : miopenConvolutionBackwardBias(handle_, &alpha, y_desc_, dy_.data(), &beta, b_desc_,
+                                              db_.data());
+  if (rc == miopenStatusSuccess && time_) {
+    float ms = 0.0f;
+    miopenGetKernelTime(handle_, &ms);
+    std::printf(forward ? "GPU Kernel Time Forward Conv. Bias Elapsed: %f ms\n"
+                        : "GPU Kernel Time Backward Bias Conv. Elapsed: %f ms\n",
+                ms);
+  }
+  return rc;
+}
+
+bool ConvDriver::verify(Dir d) {
+  const int dims = flags_.get_int("spatial_dim");
+  ref::ConvParams p;
+  const char* sfx[3] = {"_d", "_h", "_w"};
+  for (int i = 3 - dims; i < 3; ++i) {
+    const std::string s = sfx[i];
+    p.pads.push_back(flags_.get_int("pad" + s));
+    p.strides.push_back(flags_.get_int("conv_stride" + s));
+    p.dilations.push_back(flags_.get_int("dilation" + s));
+  }
+  // Pads may have been derived from -z; read them back from the descriptor.
+  {
+    int got = 0;
+    std::vector<int> pads(static_cast<size_t>(dims)), strides(pads), dils(pads);
+    miopenConvolutionMode_t mode;
+    miopenGetConvolutionNdDescriptor(conv_desc_, dims, &got, pads.data(), strides.data(),
+                                     dils.data(), &mode);
+    p.pads = pads;
+  }
+  p.groups = std::max(flags_.get_int("group_count"), 1);
+  std::vector<double> expected;
+  HostTensor& out = output_of(d);
+  // A transposed convolution's forward is the plain convolution's backward data, and so on.
+  switch (d) {
+    case Dir::Fwd:
+      expected = transpose_ ? ref::conv_backward_data(x_.view(), w_.view(), p, y_.lens)
+                            : ref::conv_forward(x_.view(), w_.view(), p, y_.lens);
+      if (flags_.get_int("bias") != 0) {
+        const size_t k = y_.lens[1], inner = expected.size() / (y_.lens[0] * k);
+        for (size_t i = 0; i < expected.size(); ++i)
+          expected[i] += b_.get((i / inner) % k);
+      }
+      break;
+    case Dir::Bwd:
+      expected = transpose_ ? ref::conv_forward(dy_.view(), w_.view(), p, dx_.lens)
+                            : ref::conv_backward_data(dy_.view(), w_.view(), p, dx_.lens);
+      break;
+    case Dir::Wrw:
+      expected = transpose_ ? ref::conv_backward_weights(dy_.view(), x_.view(), p, dw_.lens)
+                            : ref::conv_backward_weights(x_.view(), dy_.view(), p, dw_.lens);
+      break;
+  }
+  const double err = ref::rms_range(expected, ref::to_logical(out.view()));
+  double tol = ref::conv_default_tolerance(type_);
+  const int algo = chosen_algo_[static_cast<int>(d)];
+  const bool fp32 = type_ == miopenFloat;
+  if (d == Dir::Wrw) {
+    tol *= 2.0;  // more roundings in a weight gradient
+    if (fp32 && transpose_) tol *= 2.0;
+    if (fp32 && algo == miopenConvolutionAlgoWinograd) tol *= 10.0;
+    if (algo == miopenConvolutionAlgoImplicitGEMM) tol = fp32 ? 0.01 : tol * 5.0;
+  } else if (algo == miopenConvolutionAlgoImplicitGEMM) {
+    tol *= 10.0;
+  }
+  const auto& t = kText[static_cast<int>(d)];
+  if (!std::isfinite(err) || err > tol) {
+    std::cout << t.verify_label << " FAILED: " << err << " > " << tol << std::endl;
+    return false;
+  }
+  std::cout << t.verify_label << " Verifies OK on CPU reference (" << err << " < " << tol << ')'
+            << std::endl;
+  return true;
+}
+
+bool ConvDriver::verify_bias() {
+  const double err = ref::rms_range(ref::bias_backward(dy_.view()), ref::to_logical(db_.view()));
+  const double tol = ref::conv_default_tolerance(type_);
+  if (!std::isfinite(err) || err > tol) {
+    std::cout << "Backward Convolution Bias FAILED: " << err << " > " << tol << std::endl;
+    return false;
+  }
+  std::cout << "Backward Convolution Bias Verifies OK on CPU reference (" << err << ')'
+            << std::endl;
+  return true;
+}
+
+int ConvDriver::run(int argc, const char* const* argv) {
+  if (const auto err = flags_.parse(argc, argv, 2)) {
+    std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
+    return kExitUsage;
+  }
+  if (flags_.help_requested()) {
+    flags_.print_usage(std::cout, base_);
+    return 0;
+  }
+  if (const auto err = check_flags()) {
+    std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
+    return kExitUsage;
+  }
+  // -S: a number, or a solver name; anything else (and negative numbers) means Find.
+  const std::string sol = flags_.get_str("solution");
+
+  unsigned seed = 12345678;
+  if (const char* s = std::getenv("MIOPEN_DEBUG_DRIVER_PRNG_SEED"))
+    seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
+  std::cout << "PRNG seed: " << seed << std::endl;
+  rng_.seed(seed);
+
+  miopenStatus_t rc = miopenCreate(&handle_);
+  if (rc != miopenStatusSuccess) {
+    std::cout << "Error creating a handle, status = " << rc << std::endl;
+    return rc;
+  }
+  anydnnBackend_t backend = anydnnBackendCpu;
+  anydnnGetBackend(handle_, &backend);
+  if (backend != anydnnBackendCpu) {
+    std::cerr << "MIOpenDriver: device buffers for the CUDA backend are not supported yet"
+              << std::endl;
+    return miopenStatusNotImplemented;
+  }
+  if (time_) miopenEnableProfiling(handle_, true);
+
+  if (!sol.empty()) {
+    char* end = nullptr;
+    const long v = std::strtol(sol.c_str(), &end, 10);
+    if (*end == '\0') {
+      if (v >= 0) immediate_solution_ = static_cast<uint64_t>(v);
+    } else {
+      uint64_t id = 0;
+      if (anydnnGetConvSolverId(handle_, sol.c_str(), &id) == miopenStatusSuccess)
+        immediate_solution_ = id;
+    }
+  }
+
+  rc = set_descriptors();
+  if (rc != miopenStatusSuccess) {
+    std::cout << "Error setting up the convolution descriptors, status = " << rc << std::endl;
+    return rc;
+  }
+  if (const auto err = init_data()) {
+    std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
+    return kExitUsage;
+  }
+
+  const int forw = flags_.get_int("forw");
+  const bool fwd = forw == 0 || (forw & 1), bwd = forw == 0 || (forw & 2),
+             wrw = forw == 0 || (forw & 4);
+  const bool verify_on = flags_.get_int("verify") != 0;
+  const bool bias = flags_.get_int("bias") != 0;
+  bool ok = true;
+
+  if (fwd) {
+    rc = run_direction(Dir::Fwd);
+    if (rc == miopenStatusSuccess && bias && !transpose_) rc = run_bias(true);
+    if (rc != miopenStatusSuccess) {
+      std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
+      return rc;
+    }
+    if (flags_.get_int("dump_output") != 0) y_.write_file("dump_fwd_out_gpu.bin");
+    if (verify_on) ok = verify(Dir::Fwd) && ok;
+  }
+  if (bwd || wrw) {
+    unsigned combined = 0;
+    miopenStatus_t first_error = miopenStatusSuccess;
+    if (bwd) {
+      const auto r = run_direction(Dir::Bwd);
+      combined |= static_cast<unsigned>(r);
+      if (r != miopenStatusSuccess) first_error = r;
+    }
+    if (wrw) {
+      const auto r = run_direction(Dir::Wrw);
+      combined |= static_cast<unsigned>(r) << 16;  // MIOpen tells the two apart this way
+      if (r != miopenStatusSuccess && first_error == miopenStatusSuccess) first_error = r;
+    }
+    if (first_error == miopenStatusSuccess && bias) first_error = run_bias(false);
+    if (first_error != miopenStatusSuccess) {
+      std::printf("RunBackwardGPU() FAILED, rc = 0x%x\n",
+                  combined != 0 ? combined : static_cast<unsigned>(first_error));
+      return first_error;
+    }
+    if (flags_.get_int("dump_output") != 0) {
+      if (bwd) dx_.write_file("dump_bwd_din_gpu.bin");
+      if (wrw) dw_.write_file("dump_bwd_dwei_gpu.bin");
+    }
+    if (verify_on) {
+      if (bwd) ok = verify(Dir::Bwd) && ok;
+      if (wrw) ok = verify(Dir::Wrw) && ok;
+      if (bias) ok = verify_bias() && ok;
+    }
+  }
+  return ok ? 0 : kExitVerifyFailed;
+}
+
+}  // namespace anydnn::driver

@@ -1,0 +1,54 @@
+// MIOpenDriver: MIOpen's benchmark and verification command line, on anydnn.
+//   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16 (bnorm*, rnn* to come)
+#include <iostream>
+#include <string>
+
+#include "conv_driver.hpp"
+
+namespace {
+
+void print_bases() {
+  std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
+               "Supported bases: conv, convfp16, convbfp16\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // MIOpenDriver echoes its command line first; logs and scripts rely on it.
+  std::cout << "MIOpenDriver";
+  for (int i = 1; i < argc; ++i)
+    std::cout << ' ' << argv[i];
+  std::cout << std::endl;
+
+  if (argc < 2) {
+    print_bases();
+    return anydnn::driver::kExitUsage;
+  }
+  const std::string base = argv[1];
+  miopenDataType_t type;
+  if (base == "conv") {
+    type = miopenFloat;
+  } else if (base == "convfp16") {
+    type = miopenHalf;
+  } else if (base == "convbfp16") {
+    type = miopenBFloat16;
+  } else if (base == "--help" || base == "-h") {
+    print_bases();
+    return 0;
+  } else {
+    const bool later = base.rfind("bnorm", 0) == 0 || base.rfind("rnn", 0) == 0;
+    std::cerr << "MIOpenDriver: base '" << base << "' is "
+              << (later ? "not implemented yet (see docs/api-status.md)" : "not supported")
+              << std::endl;
+    print_bases();
+    return anydnn::driver::kExitUsage;
+  }
+  try {
+    anydnn::driver::ConvDriver driver(base, type);
+    return driver.run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+    return anydnn::driver::kExitUsage;
+  }
+}

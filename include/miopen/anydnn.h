@@ -1,0 +1,35 @@
+/*
+ * anydnn extensions to MIOpen's C API. Nothing in miopen.h depends on these; MIOpenDriver and
+ * tools use them to name solvers the way MIOpen's driver does with its internal solver ids.
+ */
+#ifndef ANYDNN_GUARD_ANYDNN_H_
+#define ANYDNN_GUARD_ANYDNN_H_
+
+#include <miopen/miopen.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  anydnnBackendCpu = 0,
+  anydnnBackendCuda = 1,
+} anydnnBackend_t;
+
+/* The backend a handle runs on (MIOPEN_BACKEND, docs/env-vars.md). */
+MIOPEN_EXPORT miopenStatus_t anydnnGetBackend(miopenHandle_t handle, anydnnBackend_t* backend);
+
+/* Name of a convolution solver of the handle's backend, e.g. "GemmFwdRest". The string is
+ * static: it stays valid for the life of the process. */
+MIOPEN_EXPORT miopenStatus_t anydnnGetConvSolverName(miopenHandle_t handle, uint64_t solverId,
+                                                     const char** name);
+
+/* Id of the convolution solver called `name` on the handle's backend (BadParm if none). */
+MIOPEN_EXPORT miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const char* name,
+                                                   uint64_t* solverId);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ANYDNN_GUARD_ANYDNN_H_ */

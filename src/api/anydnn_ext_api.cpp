@@ -1,0 +1,43 @@
+// C API: anydnn extensions (include/miopen/anydnn.h).
+#include <miopen/anydnn.h>
+
+#include "api/api_guard.hpp"
+#include "api/api_log.hpp"
+#include "api/api_objects.hpp"
+#include "solver/conv_registry.hpp"
+
+using namespace anydnn;
+using namespace anydnn::api;
+
+extern "C" miopenStatus_t anydnnGetBackend(miopenHandle_t handle, anydnnBackend_t* backend) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, backend);
+  return guard(cfg, __func__, [&] {
+    const BackendKind k = deref(handle).backend().kind();
+    deref_out(backend, "backend") = k == BackendKind::Cuda ? anydnnBackendCuda : anydnnBackendCpu;
+  });
+}
+
+extern "C" miopenStatus_t anydnnGetConvSolverName(miopenHandle_t handle, uint64_t solverId,
+                                                  const char** name) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, solverId, name);
+  return guard(cfg, __func__, [&] {
+    const auto* e = deref(handle).backend().conv_solvers().find(solverId);
+    ANYDNN_CHECK_BADPARM(e != nullptr, "no convolution solver with id " << solverId);
+    // Solver names are string literals, so the pointer outlives the handle.
+    deref_out(name, "name") = e->solver->name().data();
+  });
+}
+
+extern "C" miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const char* name,
+                                                uint64_t* solverId) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, name, solverId);
+  return guard(cfg, __func__, [&] {
+    ANYDNN_CHECK_BADPARM(name != nullptr, "name is a null pointer");
+    const auto* e = deref(handle).backend().conv_solvers().find(std::string_view(name));
+    ANYDNN_CHECK_BADPARM(e != nullptr, "no convolution solver named " << name);
+    deref_out(solverId, "solverId") = e->id;
+  });
+}

@@ -1,0 +1,115 @@
+#include "api/api_log.hpp"
+
+namespace anydnn::api {
+
+namespace {
+
+template <class T>
+void log_range(std::ostream& os, const std::vector<T>& v) {
+  os << "{";
+  for (size_t i = 0; i < v.size(); ++i)
+    os << (i ? ", " : "") << v[i];
+  os << "}";
+}
+
+// Logging must never fail the call it describes: a pointer that is not a live object of the
+// expected type is printed as a pointer.
+template <class Object, ObjectTag Tag, class Public>
+const Object* peek(Public p) {
+  if (p == nullptr) return nullptr;
+  const Object* o = static_cast<const Object*>(p);
+  return o->tag == Tag ? o : nullptr;
+}
+
+}  // namespace
+
+void log_value(std::ostream& os, miopenHandle_t h) {
+  const auto* o = peek<HandleObject, ObjectTag::Handle>(h);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(h));
+    return;
+  }
+  auto& handle = const_cast<Handle&>(o->handle);
+  os << "stream: " << handle.backend().stream() << ", device_id: " << handle.backend().device_id();
+}
+
+void log_value(std::ostream& os, miopenTensorDescriptor_t t) {
+  const auto* o = peek<TensorObject, ObjectTag::Tensor>(t);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(t));
+    return;
+  }
+  log_range(os, o->desc.lens());
+  os << ", ";
+  log_range(os, o->desc.strides());
+  os << ", ";
+  if (!o->desc.is_set() || o->desc.is_packed()) os << "packed, ";
+}
+
+void log_value(std::ostream& os, miopenConvolutionDescriptor_t c) {
+  const auto* o = peek<ConvolutionObject, ObjectTag::Convolution>(c);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(c));
+    return;
+  }
+  const auto& d = o->desc;
+  os << "conv" << d.spatial_dims() << "d, "
+     << (d.mode() == miopenTranspose ? "miopenTranspose" : "miopenConvolution") << ", "
+     << (d.padding_mode() == miopenPaddingSame    ? "miopenPaddingSame"
+         : d.padding_mode() == miopenPaddingValid ? "miopenPaddingValid"
+                                                  : "miopenPaddingDefault")
+     << ", ";
+  log_range(os, d.pads());
+  os << ", ";
+  log_range(os, d.strides());
+  os << ", ";
+  log_range(os, d.dilations());
+  os << ", ";
+  if (d.group_count() > 1) os << d.group_count() << ", ";
+  if (d.mode() == miopenTranspose) {
+    log_range(os, d.trans_output_pads());
+    os << ", ";
+  }
+}
+
+void log_value(std::ostream& os, const void* p) {
+  if (p == nullptr) {
+    os << "nullptr";
+  } else {
+    os << p;
+  }
+}
+
+void log_value(std::ostream& os, const char* s) {
+  os << (s == nullptr ? "nullptr" : s);
+}
+
+std::vector<std::string> split_argument_names(std::string_view names) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char ch : names) {
+    if (ch == '(') ++depth;
+    if (ch == ')') --depth;
+    if (ch == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    if (!(cur.empty() && ch == ' ')) cur += ch;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  // log_array(dimsA, nbDims) is logged under the array's name.
+  for (auto& n : out) {
+    const auto open = n.find('(');
+    if (open != std::string::npos) {
+      const auto comma = n.find(',', open);
+      n = n.substr(open + 1, (comma == std::string::npos ? n.size() - 1 : comma) - open - 1);
+    }
+    while (!n.empty() && n.back() == ' ')
+      n.pop_back();
+  }
+  return out;
+}
+
+}  // namespace anydnn::api

@@ -1,0 +1,75 @@
+// The objects behind MIOpen's opaque C handles. Each derives from the public (empty) struct so a
+// miopenXxx_t converts to it with a static_cast after its tag is checked: a pointer to a
+// different kind of object, or to a destroyed one, is reported as BadParm instead of being used.
+#pragma once
+
+#include <miopen/miopen.h>
+
+#include <cstdint>
+
+#include "core/conv_descriptor.hpp"
+#include "core/errors.hpp"
+#include "core/handle.hpp"
+#include "core/tensor_descriptor.hpp"
+
+namespace anydnn::api {
+
+enum class ObjectTag : uint32_t {
+  Dead = 0xdeadbeefu,
+  Handle = 0x414e4831u,  // "ANH1"
+  Tensor = 0x414e5431u,
+  Convolution = 0x414e4331u,
+};
+
+struct HandleObject : miopenHandle {
+  explicit HandleObject(const Config& config, void* stream) : handle(config, stream) {}
+  ~HandleObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Handle;
+  Handle handle;
+};
+
+struct TensorObject : miopenTensorDescriptor {
+  ~TensorObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Tensor;
+  TensorDescriptor desc;  // empty (not set) until a Set* call
+};
+
+struct ConvolutionObject : miopenConvolutionDescriptor {
+  ~ConvolutionObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Convolution;
+  ConvolutionDescriptor desc;
+};
+
+template <class Object, ObjectTag Tag, class Public>
+Object& deref_object(Public p, const char* name) {
+  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
+  Object* o = static_cast<Object*>(p);
+  ANYDNN_CHECK_BADPARM(o->tag == Tag, name << " does not point to a live object of its type");
+  return *o;
+}
+
+inline Handle& deref(miopenHandle_t h, const char* name = "handle") {
+  return deref_object<HandleObject, ObjectTag::Handle>(h, name).handle;
+}
+inline TensorDescriptor& deref(miopenTensorDescriptor_t t, const char* name = "tensorDesc") {
+  return deref_object<TensorObject, ObjectTag::Tensor>(t, name).desc;
+}
+inline ConvolutionDescriptor& deref(miopenConvolutionDescriptor_t c,
+                                    const char* name = "convDesc") {
+  return deref_object<ConvolutionObject, ObjectTag::Convolution>(c, name).desc;
+}
+
+// A descriptor that must have been set (a compute call's argument).
+inline const TensorDescriptor& deref_set(miopenTensorDescriptor_t t, const char* name) {
+  const TensorDescriptor& d = deref(t, name);
+  ANYDNN_CHECK_BADPARM(d.is_set(), name << " has not been set");
+  return d;
+}
+
+template <class T>
+T& deref_out(T* p, const char* name) {
+  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
+  return *p;
+}
+
+}  // namespace anydnn::api

@@ -1,0 +1,41 @@
+// What the library needs from a device backend. The handle owns one backend; everything
+// device-specific (memory, timing, solver lists) goes through this interface, so common code
+// never names a backend. backend/cpu and backend/cuda implement it with mirrored file names.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/config.hpp"
+
+namespace anydnn {
+
+class ConvSolverRegistry;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual BackendKind kind() const = 0;
+  // Identifies the device in find-db keys and logs, e.g. "cpu-avx2-fma-2t" or "cuda-sm90-132".
+  virtual std::string device_id() const = 0;
+  // Ordered convolution solvers of this backend (docs/adding-a-solver.md).
+  virtual const ConvSolverRegistry& conv_solvers() const = 0;
+
+  virtual void* stream() const = 0;
+  virtual void set_stream(void* stream) = 0;
+  // Runs `work` (which may enqueue asynchronous device work), waits for it and returns the
+  // elapsed device time in milliseconds.
+  virtual float run_timed(const std::function<void()>& work) = 0;
+  virtual void synchronize() = 0;
+};
+
+// CPU backend: host pointers, OpenMP threads, wall-clock timing.
+std::unique_ptr<Backend> make_cpu_backend(const Config& config);
+
+// CUDA backend; throws NotImplemented when the library was built without it, and
+// NotInitialized when no usable GPU is present.
+std::unique_ptr<Backend> make_cuda_backend(const Config& config, void* stream);
+
+}  // namespace anydnn

@@ -1,0 +1,89 @@
+// ConvDirectNaiveConvFwd: direct forward convolution, one output element at a time. Handles
+// every shape, stride, dilation, group count, layout (any strides) and float type; it is the
+// last resort and the yardstick the faster solvers are tested against.
+#include <memory>
+
+#include "backend/cpu/cpu_types.hpp"
+#include "solver/conv_solver.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+template <class T>
+void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
+  const T* x = static_cast<const T*>(b.x);
+  const T* w = static_cast<const T*>(b.w);
+  T* y = static_cast<T*>(b.y);
+  const auto xs = strides_ncdhw(p.x());
+  const auto ws = strides_ncdhw(p.w());
+  const auto ys = strides_ncdhw(p.y());
+  const auto& in = p.in_size();
+  const auto& f = p.filter_size();
+  const auto& out = p.out_size();
+  const auto& pad = p.pads();
+  const auto& st = p.strides();
+  const auto& dil = p.dilations();
+  const long n_count = static_cast<long>(p.batch());
+  const long k_count = static_cast<long>(p.out_channels());
+  const long k_per_group = k_count / static_cast<long>(p.groups());
+  const long c_per_group = static_cast<long>(p.in_channels() / p.groups());
+
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
+  for (long n = 0; n < n_count; ++n) {
+    for (long k = 0; k < k_count; ++k) {
+      const long c0 = (k / k_per_group) * c_per_group;
+      for (size_t od = 0; od < out[0]; ++od) {
+        for (size_t oh = 0; oh < out[1]; ++oh) {
+          for (size_t ow = 0; ow < out[2]; ++ow) {
+            float acc = 0.0f;
+            for (long c = 0; c < c_per_group; ++c) {
+              const T* xc = x + n * xs[0] + (c0 + c) * xs[1];
+              const T* wc = w + k * ws[0] + c * ws[1];
+              for (size_t fz = 0; fz < f[0]; ++fz) {
+                const long iz = static_cast<long>(od * st[0] + fz * dil[0]) - pad[0];
+                if (iz < 0 || iz >= static_cast<long>(in[0])) continue;
+                for (size_t fy = 0; fy < f[1]; ++fy) {
+                  const long iy = static_cast<long>(oh * st[1] + fy * dil[1]) - pad[1];
+                  if (iy < 0 || iy >= static_cast<long>(in[1])) continue;
+                  for (size_t fx = 0; fx < f[2]; ++fx) {
+                    const long ix = static_cast<long>(ow * st[2] + fx * dil[2]) - pad[2];
+                    if (ix < 0 || ix >= static_cast<long>(in[2])) continue;
+                    acc += to_float(xc[iz * xs[2] + iy * xs[3] + ix * xs[4]]) *
+                           to_float(wc[fz * ws[2] + fy * ws[3] + fx * ws[4]]);
+                  }
+                }
+              }
+            }
+            y[n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]] = from_float<T>(acc);
+          }
+        }
+      }
+    }
+  }
+}
+
+class ConvDirectNaiveFwd final : public ConvSolver {
+ public:
+  std::string_view name() const override { return "ConvDirectNaiveConvFwd"; }
+  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
+  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
+    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
+    return Applicability::yes();
+  }
+  ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const int threads = ctx.config.num_threads;
+    return [p, threads](const ConvBuffers& b) {
+      dispatch_float_type(p.data_type(),
+                          [&](auto tag) { naive_fwd<decltype(tag)>(p, b, threads); });
+    };
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd() {
+  return std::make_unique<ConvDirectNaiveFwd>();
+}
+
+}  // namespace anydnn::cpu

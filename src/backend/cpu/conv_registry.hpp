@@ -1,0 +1,10 @@
+#pragma once
+
+#include "solver/conv_registry.hpp"
+
+namespace anydnn::cpu {
+
+// The CPU backend's ordered convolution solvers (conv_registry.cpp).
+ConvSolverRegistry make_conv_registry();
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,55 @@
+// The CPU backend: host memory, OpenMP threads, wall-clock timing.
+#include <chrono>
+#include <string>
+
+#include "backend/backend.hpp"
+#include "backend/cpu/conv_registry.hpp"
+#include "solver/conv_registry.hpp"
+
+namespace anydnn {
+
+namespace {
+
+std::string cpu_features() {
+  std::string f;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) f += "-avx512f";
+  if (__builtin_cpu_supports("avx2")) f += "-avx2";
+  if (__builtin_cpu_supports("fma")) f += "-fma";
+#endif
+  return f.empty() ? "-generic" : f;
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const Config& config)
+      : device_id_("cpu" + cpu_features() + "-" + std::to_string(config.num_threads) + "t"),
+        conv_solvers_(cpu::make_conv_registry()) {}
+
+  BackendKind kind() const override { return BackendKind::Cpu; }
+  std::string device_id() const override { return device_id_; }
+  const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
+  void* stream() const override { return stream_; }
+  void set_stream(void* stream) override { stream_ = stream; }
+  float run_timed(const std::function<void()>& work) override {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    const auto stop = std::chrono::steady_clock::now();
+    return std::chrono::duration<float, std::milli>(stop - start).count();
+  }
+  void synchronize() override {}
+
+ private:
+  std::string device_id_;
+  ConvSolverRegistry conv_solvers_;
+  void* stream_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const Config& config) {
+  return std::make_unique<CpuBackend>(config);
+}
+
+}  // namespace anydnn

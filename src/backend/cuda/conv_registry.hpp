@@ -1,0 +1,10 @@
+#pragma once
+
+#include "solver/conv_registry.hpp"
+
+namespace anydnn::cuda {
+
+// The CUDA backend's ordered convolution solvers (conv_registry.cu).
+ConvSolverRegistry make_conv_registry();
+
+}  // namespace anydnn::cuda

@@ -1,0 +1,12 @@
+// Built instead of backend/cuda when the library is configured without CUDA.
+#include "backend/backend.hpp"
+#include "core/errors.hpp"
+
+namespace anydnn {
+
+std::unique_ptr<Backend> make_cuda_backend(const Config&, void*) {
+  ANYDNN_THROW(miopenStatusNotImplemented,
+               "MIOPEN_BACKEND=cuda but this libMIOpen was built without the CUDA backend");
+}
+
+}  // namespace anydnn

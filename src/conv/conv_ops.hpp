@@ -1,0 +1,45 @@
+// Backend-agnostic convolution front-end: solver selection, workspace queries, Find, the legacy
+// run-what-Find-chose calls and immediate mode. The C shims in src/api call only these.
+#pragma once
+
+#include <miopen/miopen.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/handle.hpp"
+#include "problem/conv_problem.hpp"
+#include "solver/conv_find_records.hpp"
+#include "solver/conv_registry.hpp"
+
+namespace anydnn {
+
+// Whether the environment leaves this solver switched on (MIOPEN_DEBUG_CONV_<ALGO>,
+// MIOPEN_DEBUG_FIND_ONLY_SOLVER); the reason goes to `why` when it does not.
+bool conv_solver_enabled(const Config& config, const ConvSolverEntry& entry, std::string* why);
+
+// Enabled solvers that apply to the problem, in registry order. Each rejection is logged at
+// Info2 with its reason.
+std::vector<const ConvSolverEntry*> applicable_conv_solvers(Handle& handle, const ConvProblem& p);
+
+// Largest workspace any applicable solver needs (MIOpen's *GetWorkSpaceSize).
+size_t conv_workspace_size(Handle& handle, const ConvProblem& p);
+
+// Times every applicable solver on the given buffers (the output is overwritten), registers the
+// fastest invoker per algorithm in the handle and stores the record. Returns the fastest solver
+// of each algorithm, sorted by time. Solvers needing more workspace than given are skipped.
+std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
+                                     bool exhaustive_search);
+
+// Runs the invoker a previous Find registered for `algo` on this problem.
+void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t algo,
+                    const ConvBuffers& bufs);
+
+// Immediate mode.
+std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProblem& p);
+size_t conv_solution_workspace_size(Handle& handle, const ConvProblem& p, uint64_t solution_id);
+void conv_compile_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id);
+void conv_run_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id,
+                       const ConvBuffers& bufs);
+
+}  // namespace anydnn

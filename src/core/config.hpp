@@ -1,0 +1,63 @@
+// Everything the library reads from the environment, read once. A handle copies the
+// process configuration when it is created and never looks at the environment again, so a
+// running program cannot change behaviour under a live handle and tests can build their
+// own Config without touching the environment. docs/env-vars.md lists every variable.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace anydnn {
+
+enum class LogLevel : int {
+  Default = 0,
+  Quiet = 1,
+  Fatal = 2,
+  Error = 3,
+  Warning = 4,
+  Info = 5,
+  Info2 = 6,
+  Trace = 7,
+};
+
+enum class BackendKind { Cpu, Cuda };
+
+// MIOpen's find modes (MIOPEN_FIND_MODE); 4 is reserved there too.
+enum class FindMode : int { Normal = 1, Fast = 2, Hybrid = 3, DynamicHybrid = 5 };
+
+struct Config {
+  // Logging (MIOPEN_ENABLE_LOGGING*, MIOPEN_LOG_LEVEL).
+  bool log_api_calls = false;
+  bool log_driver_commands = false;
+  LogLevel log_level = LogLevel::Warning;
+  bool log_process_thread_id = false;
+  bool log_elapsed_time = false;
+
+  // Backend (MIOPEN_BACKEND) and CPU threads (ANYDNN_NUM_THREADS, default: all OpenMP threads).
+  BackendKind backend = BackendKind::Cpu;
+  int num_threads = 1;
+
+  // Find behaviour.
+  FindMode find_mode = FindMode::DynamicHybrid;
+  std::string find_only_solver;  // MIOPEN_DEBUG_FIND_ONLY_SOLVER: id or name
+  bool conv_gemm_enabled = true;
+  bool conv_direct_enabled = true;
+  bool conv_winograd_enabled = true;
+  bool conv_fft_enabled = true;
+  bool conv_implicit_gemm_enabled = true;
+
+  // Builds a configuration from the current environment; unknown values fall back to the
+  // default and leave a warning in `warnings`.
+  static Config from_environment(std::string* warnings = nullptr);
+};
+
+// The configuration of this process, read from the environment on first use.
+const Config& process_config();
+
+// MIOpen's boolean spelling: 1/on/yes/true/enable/enabled and 0/off/no/false/disable/disabled.
+std::optional<bool> parse_env_bool(const std::string& value);
+
+const char* log_level_name(LogLevel level);
+const char* find_mode_name(FindMode mode);
+
+}  // namespace anydnn

@@ -1,0 +1,47 @@
+// The library handle (miopenHandle_t). It owns everything with a lifetime longer than one call:
+// the configuration (environment read once), the backend and its stream, profiling state, the
+// invoker cache that connects Find to the legacy Convolution* calls, and the find records.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "backend/backend.hpp"
+#include "core/config.hpp"
+#include "solver/conv_find_records.hpp"
+#include "solver/conv_invoker_cache.hpp"
+#include "solver/conv_solver.hpp"
+
+namespace anydnn {
+
+class Handle {
+ public:
+  // Creates the backend named by config.backend; `stream` is a cudaStream_t for CUDA (or
+  // nullptr for the default stream); the CPU backend keeps it only to hand it back.
+  Handle(const Config& config, void* stream);
+
+  const Config& config() const { return config_; }
+  Backend& backend() { return *backend_; }
+  ExecutionContext context() { return ExecutionContext{config_, *backend_}; }
+
+  void enable_profiling(bool on) { profiling_ = on; }
+  bool profiling_enabled() const { return profiling_; }
+  // Time of the last primitive run through this handle, in ms (recorded while profiling).
+  float kernel_time() const { return kernel_time_ms_; }
+  void record_kernel_time(float ms) {
+    if (profiling_) kernel_time_ms_ = ms;
+  }
+
+  ConvInvokerCache& conv_invokers() { return conv_invokers_; }
+  ConvFindRecords& conv_find_records() { return conv_find_records_; }
+
+ private:
+  Config config_;
+  std::unique_ptr<Backend> backend_;
+  bool profiling_ = false;
+  float kernel_time_ms_ = 0.0f;
+  ConvInvokerCache conv_invokers_;
+  ConvFindRecords conv_find_records_;
+};
+
+}  // namespace anydnn

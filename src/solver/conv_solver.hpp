@@ -1,0 +1,72 @@
+// The contract every convolution solver implements (docs/adding-a-solver.md). A solver is
+// stateless: it answers whether it applies to a problem (and why not), how much workspace it
+// needs, and builds an invoker that runs the problem on concrete buffers. Stable numeric ids
+// live in the backend's registry file, not in the solver.
+#pragma once
+
+#include <miopen/miopen.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "core/config.hpp"
+#include "problem/conv_problem.hpp"
+
+namespace anydnn {
+
+class Backend;
+
+// What a solver may look at besides the problem: the handle's configuration and backend.
+struct ExecutionContext {
+  const Config& config;
+  Backend& backend;
+};
+
+// The answer of applicable(): yes, or no with a one-line reason (logged at Info2).
+struct Applicability {
+  bool ok = true;
+  std::string reason;
+  static Applicability yes() { return {}; }
+  static Applicability no(std::string why) { return {false, std::move(why)}; }
+  explicit operator bool() const { return ok; }
+};
+
+#define ANYDNN_REJECT_IF(cond, why)                    \
+  do {                                                 \
+    if (cond) return ::anydnn::Applicability::no(why); \
+  } while (false)
+
+// Buffers of one call, named in the forward sense like ConvProblem's tensors. The direction
+// decides which one is written: y (forward), x (backward data: dx) or w (backward weights: dw);
+// the other two are only read.
+struct ConvBuffers {
+  void* x = nullptr;
+  void* w = nullptr;
+  void* y = nullptr;
+  void* workspace = nullptr;
+  size_t workspace_size = 0;
+};
+
+using ConvInvoker = std::function<void(const ConvBuffers&)>;
+
+class ConvSolver {
+ public:
+  virtual ~ConvSolver() = default;
+  // Stable name (find-db records, MIOPEN_DEBUG_FIND_ONLY_SOLVER, MIOpenDriver -S).
+  virtual std::string_view name() const = 0;
+  virtual miopenConvAlgorithm_t algorithm() const = 0;
+  // Same bits for the same inputs every run (MIOPEN_CONVOLUTION_ATTRIB_DETERMINISTIC).
+  virtual bool deterministic() const { return true; }
+  virtual Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
+  virtual size_t workspace_size(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/) const {
+    return 0;
+  }
+  // Only called for applicable problems.
+  virtual ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
+};
+
+const char* algorithm_name(miopenConvAlgorithm_t algo, ConvDirection dir);
+
+}  // namespace anydnn
