@@ -37,15 +37,6 @@ constexpr DirText kText[3] = {
      "RunBackwardGPU"},
 };
 
-std::optional<miopenTensorLayout_t> layout_enum(const std::string& s) {
-  if (s == "NCHW") return miopenTensorNCHW;
-  if (s == "NHWC") return miopenTensorNHWC;
-  if (s == "CHWN") return miopenTensorCHWN;
-  if (s == "NCDHW") return miopenTensorNCDHW;
-  if (s == "NDHWC") return miopenTensorNDHWC;
-  return std::nullopt;
-}
-
 }  // namespace
 
 ConvDriver::ConvDriver(std::string base, miopenDataType_t type)
@@ -68,88 +59,16 @@ ConvDriver::~ConvDriver() {
 }
 
 void ConvDriver::add_flags() {
-  using T = InputFlags::Type;
-  auto& f = flags_;
-  f.add("in_layout", 'I', "", "Input layout: NCHW, NHWC (NCDHW, NDHWC for 3-D)", T::String);
-  f.add("out_layout", 'O', "", "Output layout", T::String);
-  f.add("fil_layout", 'f', "", "Filter layout", T::String);
-  f.add("spatial_dim", '_', "2", "Convolution spatial dimension: 2 or 3");
-  f.add("forw", 'F', "0", "0 fwd+bwd+wrw, 1 fwd, 2 bwd, 4 wrw, 3 fwd+bwd, 5 fwd+wrw, 6 bwd+wrw");
-  f.add("batchsize", 'n', "100", "Mini-batch size");
-  f.add("in_channels", 'c', "3", "Number of input channels");
-  f.add("in_d", '!', "32", "Input depth");
-  f.add("in_h", 'H', "32", "Input height");
-  f.add("in_w", 'W', "32", "Input width");
-  f.add("out_channels", 'k', "32", "Number of output channels");
-  f.add("fil_d", '@', "3", "Filter depth");
-  f.add("fil_h", 'y', "3", "Filter height");
-  f.add("fil_w", 'x', "3", "Filter width");
-  f.add("conv_stride_d", '#', "1", "Convolution stride for depth");
-  f.add("conv_stride_h", 'u', "1", "Convolution stride for height");
-  f.add("conv_stride_w", 'v', "1", "Convolution stride for width");
-  f.add("pad_d", '$', "0", "Zero padding for depth");
-  f.add("pad_h", 'p', "0", "Zero padding for height");
-  f.add("pad_w", 'q', "0", "Zero padding for width");
-  f.add("pad_val", 'r', "0", "Padding value (only 0 is supported)");
-  f.add("trans_output_pad_d", '%', "0", "Transpose output padding for depth");
-  f.add("trans_output_pad_h", 'Y', "0", "Transpose output padding for height");
-  f.add("trans_output_pad_w", 'X', "0", "Transpose output padding for width");
-  f.add("iter", 'i', "10", "Number of iterations");
-  f.add("verify", 'V', "1", "Verify each direction against the CPU reference");
-  f.add("verification_cache", 'C', "", "Verification cache directory (not supported)", T::String);
-  f.add("time", 't', "0", "Time each direction");
-  f.add("wall", 'w', "0", "Wall-clock time each direction (needs --time 1)");
-  f.add("search", 's', "0", "Exhaustive search in Find");
-  f.add("printconv", 'P', "1", "Print convolution dimensions (unused)");
-  f.add("dump_output", 'o', "0", "Dump input and output buffers to dump_*.bin");
-  f.add("in_data", 'd', "", "Input data file name", T::String);
-  f.add("weights", 'e', "", "Input weights file name", T::String);
-  f.add("bias", 'b', "", "Use bias");
-  f.add("mode", 'm', "conv", "Convolution mode: conv or trans", T::String);
-  f.add("pad_mode", 'z', "default", "Padding mode: default, same or valid", T::String);
-  f.add("tensor_vect", 'Z', "0", "Tensor vectorization (only 0 is supported)");
-  f.add("vector_length", 'L', "1", "Tensor vectorization length (only 1 is supported)");
-  f.add("dilation_d", '^', "1", "Dilation of filter depth");
-  f.add("dilation_h", 'l', "1", "Dilation of filter height");
-  f.add("dilation_w", 'j', "1", "Dilation of filter width");
-  f.add("in_bias", 'a', "", "Input bias file name", T::String);
-  f.add("group_count", 'g', "1", "Number of groups");
-  f.add("dout_data", 'D', "", "dy data file name for backward computations", T::String);
-  f.add("solution", 'S', "-1",
-        "<0 Find API; 0 immediate mode, fastest solution; >0 immediate mode, that solution id; "
-        "or a solver name",
-        T::String);
-  f.add("gpualloc", 'G', "0", "Allocate buffers on the device (ignored on the CPU backend)");
-  f.add("in_cast_type", 'U', "-1", "Input cast type (not supported)", T::String);
-  f.add("out_cast_type", 'T', "-1", "Output cast type (not supported)", T::String);
-  f.add("wei_cast_type", 'R', "-1", "Weight cast type (not supported)", T::String);
+  add_conv_flags(flags_);
 }
 
 std::optional<std::string> ConvDriver::check_flags() {
-  const int dims = flags_.get_int("spatial_dim");
-  if (dims != 2 && dims != 3) return "--spatial_dim must be 2 or 3";
-  const std::string default_layout = dims == 2 ? "NCHW" : "NCDHW";
-  for (const char* l : {"in_layout", "out_layout", "fil_layout"}) {
-    if (flags_.get_str(l).empty()) flags_.set(l, default_layout);
-    const auto& v = flags_.get_str(l);
-    if (!layout_enum(v) || v.size() != static_cast<size_t>(dims + 2))
-      return std::string("invalid --") + l + " " + v;
-  }
-  const std::string mode = flags_.get_str("mode");
-  if (mode != "conv" && mode != "trans") return "--mode must be conv or trans";
-  transpose_ = mode == "trans";
-  const std::string pad_mode = flags_.get_str("pad_mode");
-  if (pad_mode != "default" && pad_mode != "same" && pad_mode != "valid")
-    return "--pad_mode must be default, same or valid";
-  const int forw = flags_.get_int("forw");
-  if (forw < 0 || forw > 7) return "--forw must be 0..7";
+  spec_.base = base_;
+  spec_.type = type_;
+  if (auto err = conv_spec_from_flags(flags_, spec_)) return err;
+  transpose_ = spec_.transpose;
   iterations_ = flags_.get_int("iter");
   if (iterations_ < 1) return "Fatal: Number of iterations must be > 0";
-  if (flags_.get_int("pad_val") != 0) return "--pad_val other than 0 is not supported";
-  if (flags_.get_int("tensor_vect") != 0 || flags_.get_int("vector_length") != 1)
-    return "vectorized tensors (--tensor_vect, --vector_length) are not supported";
-  for (const char* c : {"in_cast_type", "out_cast_type", "wei_cast_type"})
-    if (flags_.get_str(c) != "-1") return std::string("--") + c + " is not supported";
   if (!flags_.get_str("verification_cache").empty()) return "--verification_cache is not supported";
   time_ = flags_.get_int("time") != 0;
   if (flags_.get_int("wall") >= 1) {
@@ -164,74 +83,40 @@ std::optional<std::string> ConvDriver::check_flags() {
 }
 
 miopenStatus_t ConvDriver::set_descriptors() {
-  const int dims = flags_.get_int("spatial_dim");
-  const int groups = std::max(flags_.get_int("group_count"), 1);
-  const int c = flags_.get_int("in_channels");
-  const int k = flags_.get_int("out_channels");
-  std::vector<int> in_lens = {flags_.get_int("batchsize"), c};
-  std::vector<int> wei_lens =
-      transpose_ ? std::vector<int>{c, k / groups} : std::vector<int>{k, c / groups};
-  std::vector<int> pads, strides, dils, adj;
-  const char* sfx[3] = {"_d", "_h", "_w"};
-  for (int i = 3 - dims; i < 3; ++i) {
-    const std::string s = sfx[i];
-    in_lens.push_back(flags_.get_int("in" + s));
-    wei_lens.push_back(flags_.get_int("fil" + s));
-    pads.push_back(flags_.get_int("pad" + s));
-    strides.push_back(flags_.get_int("conv_stride" + s));
-    dils.push_back(flags_.get_int("dilation" + s));
-    adj.push_back(flags_.get_int("trans_output_pad" + s));
-  }
-  // -z same|valid: the driver derives the padding (MIOpen has no public padding-mode setter).
-  const std::string pad_mode = flags_.get_str("pad_mode");
-  const bool unit_dil = std::all_of(dils.begin(), dils.end(), [](int d) { return d == 1; });
-  const bool unit_fil =
-      std::all_of(wei_lens.begin() + 2, wei_lens.end(), [](int f) { return f == 1; });
-  if (!transpose_ && (unit_dil || unit_fil)) {
-    for (int i = 0; i < dims; ++i) {
-      if (pad_mode == "same") {
-        const int in = in_lens[2 + i], f = wei_lens[2 + i], s = strides[i];
-        pads[i] = (in % s == 0 ? std::max(f - s, 0) : std::max(f - in % s, 0)) / 2;
-      } else if (pad_mode == "valid") {
-        pads[i] = 0;
-      }
-    }
-  }
-
-  miopenStatus_t rc = miopenSetNdTensorDescriptorWithLayout(
-      x_desc_, type_, *layout_enum(flags_.get_str("in_layout")), in_lens.data(),
-      static_cast<int>(in_lens.size()));
+  const ConvSpec& sp = spec_;
+  const int dims = sp.spatial_dims;
+  miopenStatus_t rc =
+      miopenSetNdTensorDescriptorWithLayout(x_desc_, type_, *layout_enum(sp.in_layout),
+                                            sp.in_lens.data(), static_cast<int>(sp.in_lens.size()));
   if (rc == miopenStatusSuccess)
-    rc = miopenSetNdTensorDescriptorWithLayout(w_desc_, type_,
-                                               *layout_enum(flags_.get_str("fil_layout")),
-                                               wei_lens.data(), static_cast<int>(wei_lens.size()));
+    rc = miopenSetNdTensorDescriptorWithLayout(w_desc_, type_, *layout_enum(sp.fil_layout),
+                                               sp.wei_lens.data(),
+                                               static_cast<int>(sp.wei_lens.size()));
   if (rc == miopenStatusSuccess)
-    rc = miopenInitConvolutionNdDescriptor(conv_desc_, dims, pads.data(), strides.data(),
-                                           dils.data(),
-                                           transpose_ ? miopenTranspose : miopenConvolution);
-  if (rc == miopenStatusSuccess) rc = miopenSetConvolutionGroupCount(conv_desc_, groups);
-  if (rc == miopenStatusSuccess && transpose_)
-    rc = miopenSetTransposeConvNdOutputPadding(conv_desc_, dims, adj.data());
+    rc = miopenInitConvolutionNdDescriptor(conv_desc_, dims, sp.pads.data(), sp.strides.data(),
+                                           sp.dilations.data(),
+                                           sp.transpose ? miopenTranspose : miopenConvolution);
+  if (rc == miopenStatusSuccess) rc = miopenSetConvolutionGroupCount(conv_desc_, sp.groups);
+  if (rc == miopenStatusSuccess && sp.transpose)
+    rc = miopenSetTransposeConvNdOutputPadding(conv_desc_, dims, sp.trans_output_pads.data());
   std::vector<int> out_lens(static_cast<size_t>(dims + 2));
   int out_dims = 0;
   if (rc == miopenStatusSuccess)
     rc = miopenGetConvolutionNdForwardOutputDim(conv_desc_, x_desc_, w_desc_, &out_dims,
                                                 out_lens.data());
   if (rc == miopenStatusSuccess)
-    rc = miopenSetNdTensorDescriptorWithLayout(
-        y_desc_, type_, *layout_enum(flags_.get_str("out_layout")), out_lens.data(), out_dims);
+    rc = miopenSetNdTensorDescriptorWithLayout(y_desc_, type_, *layout_enum(sp.out_layout),
+                                               out_lens.data(), out_dims);
   if (rc == miopenStatusSuccess && flags_.get_int("bias") != 0) {
     std::vector<int> bias_lens(static_cast<size_t>(dims + 2), 1);
-    bias_lens[1] = k;
+    bias_lens[1] = flags_.get_int("out_channels");
     rc = miopenSetTensorDescriptor(b_desc_, type_, dims + 2, bias_lens.data(), nullptr);
   }
   return rc;
 }
 
 std::optional<std::string> ConvDriver::init_data() {
-  const int forw = flags_.get_int("forw");
-  const bool fwd = forw == 0 || (forw & 1), bwd = forw == 0 || (forw & 2),
-             wrw = forw == 0 || (forw & 4);
+  const bool fwd = spec_.forward(), bwd = spec_.backward_data(), wrw = spec_.backward_weights();
   // Independent streams per tensor keep each tensor's data the same whatever -F selects.
   const unsigned seed = static_cast<unsigned>(rng_());
   std::mt19937 x_rng(seed + 1), w_rng(seed + 2), dy_rng(seed + 3), b_rng(seed + 4);
@@ -384,8 +269,8 @@ void ConvDriver::print_time(Dir d, float total_ms, float first_ms) const {
   const float avg =
       iterations_ > 1 ? (total_ms - first_ms) / static_cast<float>(iterations_ - 1) : first_ms;
   std::printf("GPU Kernel Time %s Elapsed: %f ms (average)\n", t.time_label, avg);
-  const int dims = flags_.get_int("spatial_dim");
-  const int groups = std::max(flags_.get_int("group_count"), 1);
+  const int dims = spec_.spatial_dims;
+  const int groups = spec_.groups;
   // The tensors as MIOpenDriver names them: input = x, weights, output = y.
   const auto& in = (d == Dir::Fwd || d == Dir::Wrw) ? x_.lens : dx_.lens;
   const auto& wei = d == Dir::Wrw ? dw_.lens : w_.lens;
@@ -660,25 +545,7 @@ miopenStatus_t ConvDriver::run_bias(bool forward) {
 }
 
 bool ConvDriver::verify(Dir d) {
-  const int dims = flags_.get_int("spatial_dim");
-  ref::ConvParams p;
-  const char* sfx[3] = {"_d", "_h", "_w"};
-  for (int i = 3 - dims; i < 3; ++i) {
-    const std::string s = sfx[i];
-    p.pads.push_back(flags_.get_int("pad" + s));
-    p.strides.push_back(flags_.get_int("conv_stride" + s));
-    p.dilations.push_back(flags_.get_int("dilation" + s));
-  }
-  // Pads may have been derived from -z; read them back from the descriptor.
-  {
-    int got = 0;
-    std::vector<int> pads(static_cast<size_t>(dims)), strides(pads), dils(pads);
-    miopenConvolutionMode_t mode;
-    miopenGetConvolutionNdDescriptor(conv_desc_, dims, &got, pads.data(), strides.data(),
-                                     dils.data(), &mode);
-    p.pads = pads;
-  }
-  p.groups = std::max(flags_.get_int("group_count"), 1);
+  const ref::ConvParams p{spec_.pads, spec_.strides, spec_.dilations, spec_.groups};
   std::vector<double> expected;
   HostTensor& out = output_of(d);
   // A transposed convolution's forward is the plain convolution's backward data, and so on.
@@ -793,9 +660,7 @@ int ConvDriver::run(int argc, const char* const* argv) {
     return kExitUsage;
   }
 
-  const int forw = flags_.get_int("forw");
-  const bool fwd = forw == 0 || (forw & 1), bwd = forw == 0 || (forw & 2),
-             wrw = forw == 0 || (forw & 4);
+  const bool fwd = spec_.forward(), bwd = spec_.backward_data(), wrw = spec_.backward_weights();
   const bool verify_on = flags_.get_int("verify") != 0;
   const bool bias = flags_.get_int("bias") != 0;
   bool ok = true;

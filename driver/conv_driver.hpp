@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "conv_spec.hpp"
 #include "host_buffer.hpp"
 #include "input_flags.hpp"
 
@@ -56,6 +57,7 @@ class ConvDriver {
   std::string base_;
   miopenDataType_t type_;
   InputFlags flags_;
+  ConvSpec spec_;
   miopenHandle_t handle_ = nullptr;
   miopenTensorDescriptor_t x_desc_ = nullptr, w_desc_ = nullptr, y_desc_ = nullptr,
                            b_desc_ = nullptr;

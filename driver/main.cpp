@@ -26,17 +26,12 @@ int main(int argc, char** argv) {
     return anydnn::driver::kExitUsage;
   }
   const std::string base = argv[1];
-  miopenDataType_t type;
-  if (base == "conv") {
-    type = miopenFloat;
-  } else if (base == "convfp16") {
-    type = miopenHalf;
-  } else if (base == "convbfp16") {
-    type = miopenBFloat16;
-  } else if (base == "--help" || base == "-h") {
+  const auto type = anydnn::driver::conv_base_type(base);
+  if (base == "--help" || base == "-h") {
     print_bases();
     return 0;
-  } else {
+  }
+  if (!type) {
     const bool later = base.rfind("bnorm", 0) == 0 || base.rfind("rnn", 0) == 0;
     std::cerr << "MIOpenDriver: base '" << base << "' is "
               << (later ? "not implemented yet (see docs/api-status.md)" : "not supported")
@@ -45,7 +40,7 @@ int main(int argc, char** argv) {
     return anydnn::driver::kExitUsage;
   }
   try {
-    anydnn::driver::ConvDriver driver(base, type);
+    anydnn::driver::ConvDriver driver(base, *type);
     return driver.run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "MIOpenDriver: " << e.what() << std::endl;

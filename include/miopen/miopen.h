@@ -21,11 +21,21 @@
 #include <miopen/config.h>
 #include <miopen/export.h>
 
+/* Unlike MIOpen's, the expansion ends without ';' so that "MIOPEN_DECLARE_OBJECT(x);" is
+ * valid ISO C (no empty declaration). */
 #define MIOPEN_DECLARE_OBJECT(name) \
   struct name {                     \
     char anydnn_opaque_;            \
   };                                \
-  typedef struct name* name##_t;
+  typedef struct name* name##_t
+
+/* miopenConvAlgoPerf_t has an anonymous union, as in MIOpen: standard in C11 and C++, a GNU
+ * extension in C99 that __extension__ keeps quiet under -pedantic. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MIOPEN_ANONYMOUS_UNION __extension__ union
+#else
+#define MIOPEN_ANONYMOUS_UNION union
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -306,7 +316,7 @@ typedef enum {
 
 /* One Find result: the algorithm, its time in ms and the workspace it needs in bytes. */
 typedef struct {
-  union {
+  MIOPEN_ANONYMOUS_UNION {
     miopenConvFwdAlgorithm_t fwd_algo;
     miopenConvBwdWeightsAlgorithm_t bwd_weights_algo;
     miopenConvBwdDataAlgorithm_t bwd_data_algo;
