@@ -34,7 +34,10 @@ extern "C" miopenStatus_t miopenCreateActivationDescriptor(
     miopenActivationDescriptor_t* activDesc) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, activDesc);
-  return guard(cfg, __func__, [&] { deref_out(activDesc, "activDesc") = new ActivationObject(); });
+  return guard(cfg, __func__, [&] {
+    auto& out = deref_out(activDesc, "activDesc");  // checked before allocating
+    out = new ActivationObject();
+  });
 }
 
 extern "C" miopenStatus_t miopenSetActivationDescriptor(

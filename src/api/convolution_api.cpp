@@ -201,7 +201,7 @@ extern "C" miopenStatus_t miopenConvolutionForwardBias(miopenHandle_t handle, co
                                                        void* y) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, alpha, bDesc, b, beta, yDesc, y);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "[conv-cpu]"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[conv-cpu]"); });
 }
 
 extern "C" miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle, const void* alpha,
@@ -211,5 +211,5 @@ extern "C" miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle, c
                                                         void* db) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, alpha, dyDesc, dy, beta, dbDesc, db);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "[conv-cpu]"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[conv-cpu]"); });
 }

@@ -23,7 +23,10 @@ extern "C" miopenStatus_t miopenCreateConvolutionDescriptor(
     miopenConvolutionDescriptor_t* convDesc) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, convDesc);
-  return guard(cfg, __func__, [&] { deref_out(convDesc, "convDesc") = new ConvolutionObject(); });
+  return guard(cfg, __func__, [&] {
+    auto& out = deref_out(convDesc, "convDesc");  // checked before allocating
+    out = new ConvolutionObject();
+  });
 }
 
 extern "C" miopenStatus_t miopenInitConvolutionDescriptor(miopenConvolutionDescriptor_t convDesc,

@@ -6,4 +6,4 @@
 
 #define ANYDNN_NOT_IMPLEMENTED(handle, issue)                             \
   return ::anydnn::api::guard(::anydnn::api::config_of(handle), __func__, \
-                              [&] { ::anydnn::api::throw_not_implemented(__func__, issue); })
+                              [fn = __func__] { ::anydnn::api::throw_not_implemented(fn, issue); })

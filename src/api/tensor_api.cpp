@@ -56,7 +56,11 @@ const char* layout_name(miopenTensorLayout_t layout) {
 extern "C" miopenStatus_t miopenCreateTensorDescriptor(miopenTensorDescriptor_t* tensorDesc) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, tensorDesc);
-  return guard(cfg, __func__, [&] { deref_out(tensorDesc, "tensorDesc") = new TensorObject(); });
+  return guard(cfg, __func__, [&] {
+    // Check the out-pointer before allocating: a throw after `new` would leak.
+    auto& out = deref_out(tensorDesc, "tensorDesc");
+    out = new TensorObject();
+  });
 }
 
 extern "C" miopenStatus_t miopenSet4dTensorDescriptor(miopenTensorDescriptor_t tensorDesc,
@@ -220,13 +224,13 @@ extern "C" miopenStatus_t miopenGetTensorNumBytes(miopenTensorDescriptor_t tenso
 extern "C" miopenStatus_t miopenCreateSeqTensorDescriptor(miopenSeqTensorDescriptor_t* tensorDesc) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, tensorDesc);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "[rnn]"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[rnn]"); });
 }
 
 extern "C" miopenStatus_t miopenDestroySeqTensorDescriptor(miopenSeqTensorDescriptor_t tensorDesc) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, tensorDesc);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "[rnn]"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[rnn]"); });
 }
 
 extern "C" miopenStatus_t miopenOpTensor(miopenHandle_t handle, miopenTensorOp_t tensorOp,
@@ -237,7 +241,7 @@ extern "C" miopenStatus_t miopenOpTensor(miopenHandle_t handle, miopenTensorOp_t
                                          void* C) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, tensorOp, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "tensor-operations"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
 }
 
 extern "C" miopenStatus_t miopenSetTensor(miopenHandle_t handle,
@@ -245,7 +249,7 @@ extern "C" miopenStatus_t miopenSetTensor(miopenHandle_t handle,
                                           const void* alpha) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, yDesc, y, alpha);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "tensor-operations"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
 }
 
 extern "C" miopenStatus_t miopenScaleTensor(miopenHandle_t handle,
@@ -253,7 +257,7 @@ extern "C" miopenStatus_t miopenScaleTensor(miopenHandle_t handle,
                                             const void* alpha) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, yDesc, y, alpha);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "tensor-operations"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
 }
 
 extern "C" miopenStatus_t miopenTransformTensor(miopenHandle_t handle, const void* alpha,
@@ -262,5 +266,5 @@ extern "C" miopenStatus_t miopenTransformTensor(miopenHandle_t handle, const voi
                                                 const miopenTensorDescriptor_t yDesc, void* y) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, alpha, xDesc, x, beta, yDesc, y);
-  return guard(cfg, __func__, [&] { throw_not_implemented(__func__, "tensor-operations"); });
+  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
 }

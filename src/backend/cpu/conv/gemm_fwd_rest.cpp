@@ -20,7 +20,7 @@ namespace anydnn::cpu {
 
 namespace {
 
-constexpr size_t kColumnBufferBytes = 512 * 1024;  // per-thread im2col tile, about half an L2
+constexpr size_t kColumnBufferBytes = 1024 * 1024;  // per-thread im2col tile, half an L2
 
 struct GemmFwdPlan {
   size_t rows = 0;         // C/G * filter elements: the GEMM's K
