@@ -168,15 +168,19 @@ int main(int argc, char** argv) {
                                          perf[pick].memory));
         },
         reps);
+    // The solver behind the timed algorithm: immediate mode lists Find's timings, fastest first.
+    miopenConvSolution_t sols[8];
     size_t count = 0;
-    miopenConvSolution_t sol{};
     const char* name = "?";
-    if (miopenConvolutionForwardGetSolution(h, w, x, c, y, 1, &count, &sol) ==
-            miopenStatusSuccess &&
-        count == 1 && pick == 0)
-      anydnnGetConvSolverName(h, sol.solution_id, &name);
-    else if (perf[pick].fwd_algo == miopenConvolutionFwdAlgoGEMM)
-      name = "GemmFwdRest";
+    if (miopenConvolutionForwardGetSolution(h, w, x, c, y, 8, &count, sols) ==
+        miopenStatusSuccess) {
+      for (size_t i = 0; i < count; ++i) {
+        if (static_cast<int>(sols[i].algorithm) == static_cast<int>(perf[pick].fwd_algo)) {
+          anydnnGetConvSolverName(h, sols[i].solution_id, &name);
+          break;
+        }
+      }
+    }
     double flop = 2.0 * s.in_lens[0] * (s.in_lens[1] / s.groups) * yl[1];
     for (size_t i = 2; i < yl.size(); ++i)
       flop *= yl[i] * s.wei_lens[i];

@@ -37,11 +37,23 @@ inline std::vector<std::string> load_problem_lines(const std::string& file) {
   return lines;
 }
 
+// A short gtest-safe name for a problem line, e.g. "fp16_n2_c8_11x13_k6_3x3_p1_s1_d1_g1_NHWC".
 inline std::string test_name_of(const std::string& line) {
-  std::string id = line;
-  for (char& c : id)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return id;
+  driver::ConvSpec s;
+  if (driver::parse_conv_line(line, s)) return "unparsable";
+  const auto join = [](const std::vector<int>& v, size_t from) {
+    std::string r;
+    for (size_t i = from; i < v.size(); ++i) r += (i > from ? "x" : "") + std::to_string(v[i]);
+    return r;
+  };
+  std::string name = s.base == "conv" ? "fp32" : s.base.substr(4);
+  name += "_n" + std::to_string(s.in_lens[0]) + "_c" + std::to_string(s.in_lens[1]) + "_" +
+          join(s.in_lens, 2) + "_k" + std::to_string(s.wei_lens[s.transpose ? 1 : 0]) + "_" +
+          join(s.wei_lens, 2) + "_p" + join(s.pads, 0) + "_s" + join(s.strides, 0) + "_d" +
+          join(s.dilations, 0) + "_g" + std::to_string(s.groups);
+  if (s.transpose) name += "_trans";
+  if (s.in_layout != "NCHW" && s.in_layout != "NCDHW") name += "_" + s.in_layout;
+  return name;
 }
 
 // Uniform values in [lo, hi) in the tensor's storage type.
