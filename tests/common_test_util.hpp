@@ -43,7 +43,8 @@ inline std::string test_name_of(const std::string& line) {
   if (driver::parse_conv_line(line, s)) return "unparsable";
   const auto join = [](const std::vector<int>& v, size_t from) {
     std::string r;
-    for (size_t i = from; i < v.size(); ++i) r += (i > from ? "x" : "") + std::to_string(v[i]);
+    for (size_t i = from; i < v.size(); ++i)
+      r += (i > from ? "x" : "") + std::to_string(v[i]);
     return r;
   };
   std::string name = s.base == "conv" ? "fp32" : s.base.substr(4);

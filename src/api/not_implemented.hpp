@@ -4,6 +4,7 @@
 
 #include "api/api_guard.hpp"
 
-#define ANYDNN_NOT_IMPLEMENTED(handle, issue)                             \
-  return ::anydnn::api::guard(::anydnn::api::config_of(handle), __func__, \
-                              [fn = __func__] { ::anydnn::api::throw_not_implemented(fn, issue); })
+#define ANYDNN_NOT_IMPLEMENTED(handle, issue)                                               \
+  return ::anydnn::api::guard(::anydnn::api::config_of(handle), __func__, [fn = __func__] { \
+    ::anydnn::api::throw_not_implemented(fn, issue);                                        \
+  })
