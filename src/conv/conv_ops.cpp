@@ -153,6 +153,15 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
                "no applicable solver for " << p.key()
                                            << " (MIOPEN_LOG_LEVEL=6 lists why each was rejected)");
 
+  // Fallback solvers (the naive ones) are timed only when nothing else applies and fits.
+  const auto fits = [&](const ConvSolverEntry* e) {
+    const size_t ws = e->solver->workspace_size(handle.context(), p);
+    return ws <= bufs.workspace_size && (ws == 0 || bufs.workspace != nullptr);
+  };
+  const bool have_regular = std::any_of(solvers.begin(), solvers.end(), [&](const auto* e) {
+    return !e->solver->fallback_only() && fits(e);
+  });
+
   const std::string network_config = p.network_config();
   std::vector<ConvFindEntry> timed;
   std::map<int, std::pair<ConvFindEntry, ConvInvoker>> best;  // per algorithm
@@ -163,6 +172,10 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
       log_message(cfg, LogLevel::Info2, fn,
                   std::string(s.name()) + ": skipped, needs workspace " + std::to_string(ws) +
                       " > " + std::to_string(bufs.workspace == nullptr ? 0 : bufs.workspace_size));
+      continue;
+    }
+    if (have_regular && s.fallback_only()) {
+      log_message(cfg, LogLevel::Info2, fn, std::string(s.name()) + ": skipped, a fallback");
       continue;
     }
     ConvInvoker invoker = s.make_invoker(handle.context(), p);
@@ -225,7 +238,7 @@ void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t 
 }
 
 std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProblem& p) {
-  const auto applicable = applicable_conv_solvers(handle, p);
+  auto applicable = applicable_conv_solvers(handle, p);
   std::vector<miopenConvSolution_t> out;
   const auto record = handle.conv_find_records().load(record_key(handle, p));
   if (record) {
@@ -236,7 +249,10 @@ std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProbl
       if (still) out.push_back({r.time_ms, r.workspace_size, r.solver_id, r.algorithm});
     }
   }
-  // Then every other applicable solver in registry (priority) order, time -1: not measured.
+  // Then every other applicable solver in registry (priority) order, time -1: not measured;
+  // fallbacks last.
+  std::stable_partition(applicable.begin(), applicable.end(),
+                        [](const auto* e) { return !e->solver->fallback_only(); });
   for (const auto* e : applicable) {
     const bool listed =
         std::any_of(out.begin(), out.end(), [&](const auto& s) { return s.solution_id == e->id; });

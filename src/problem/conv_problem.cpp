@@ -64,14 +64,27 @@ ConvProblem::ConvProblem(ConvDirection direction, const TensorDescriptor& x,
     ANYDNN_THROW(miopenStatusBadParm, ss.str());
   }
 
-  // Types: one storage type for all three tensors.
-  ANYDNN_CHECK_BADPARM(x.type() == w.type() && x.type() == y.type(),
-                       "data types differ: " << xname << " " << data_type_name(x.type()) << ", "
-                                             << wname << " " << data_type_name(w.type()) << ", "
-                                             << yname << " " << data_type_name(y.type()));
-  ANYDNN_CHECK(is_float_like(x.type()), miopenStatusNotImplemented,
-               "convolution on " << data_type_name(x.type())
-                                 << " data is not supported (float, half and bfloat16 are)");
+  // Types: one storage type for all three tensors, except int8 forward, which writes int32 or
+  // float (MIOpen's convint8).
+  if (x.type() == miopenInt8 || w.type() == miopenInt8) {
+    ANYDNN_CHECK_BADPARM(x.type() == miopenInt8 && w.type() == miopenInt8 &&
+                             (y.type() == miopenInt32 || y.type() == miopenFloat),
+                         "int8 convolution needs int8 " << xname << " and " << wname
+                                                        << " and an int32 or float " << yname);
+    ANYDNN_CHECK(direction == ConvDirection::Forward && conv.mode() == miopenConvolution,
+                 miopenStatusNotImplemented,
+                 "int8 convolution is supported for forward, non-transposed problems only");
+  } else {
+    ANYDNN_CHECK_BADPARM(x.type() == w.type() && x.type() == y.type(),
+                         "data types differ: " << xname << " " << data_type_name(x.type()) << ", "
+                                               << wname << " " << data_type_name(w.type())
+                                               << ", " << yname << " "
+                                               << data_type_name(y.type()));
+    ANYDNN_CHECK(is_float_like(x.type()), miopenStatusNotImplemented,
+                 "convolution on " << data_type_name(x.type())
+                                   << " data is not supported (float, half, bfloat16 and int8 "
+                                      "forward are)");
+  }
 
   spatial_ = conv.spatial_dims();
   groups_ = conv.group_count();

@@ -59,6 +59,9 @@ class ConvSolver {
   virtual miopenConvAlgorithm_t algorithm() const = 0;
   // Same bits for the same inputs every run (MIOPEN_CONVOLUTION_ATTRIB_DETERMINISTIC).
   virtual bool deterministic() const { return true; }
+  // A fallback (the naive solvers) is there for coverage, not speed: Find times it only when no
+  // other solver applies and fits, and immediate mode ranks it after the others.
+  virtual bool fallback_only() const { return false; }
   virtual Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
   virtual size_t workspace_size(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/) const {
     return 0;

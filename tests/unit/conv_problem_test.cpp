@@ -128,10 +128,26 @@ TEST(ConvProblem, RejectsMismatchedDescriptors) {
         ConvProblem(ConvDirection::Forward, x, w, conv, TensorDescriptor(miopenHalf, {2, 6, 6, 6}));
       }),
       miopenStatusBadParm);
+  const TensorDescriptor x8(miopenInt8, {2, 4, 8, 8}), w8(miopenInt8, {6, 4, 3, 3});
   EXPECT_EQ(status([&] {
-              ConvProblem(ConvDirection::Forward, TensorDescriptor(miopenInt8, {2, 4, 8, 8}),
-                          TensorDescriptor(miopenInt8, {6, 4, 3, 3}), conv,
+              ConvProblem(ConvDirection::Forward, x8, w8, conv,
                           TensorDescriptor(miopenInt8, {2, 6, 6, 6}));
+            }),
+            miopenStatusBadParm);  // int8 writes int32 or float
+  EXPECT_EQ(status([&] {
+              ConvProblem(ConvDirection::Forward, x8, w8, conv,
+                          TensorDescriptor(miopenInt32, {2, 6, 6, 6}));
+            }),
+            miopenStatusSuccess);
+  EXPECT_EQ(status([&] {
+              ConvProblem(ConvDirection::BackwardData, x8, w8, conv,
+                          TensorDescriptor(miopenInt32, {2, 6, 6, 6}));
+            }),
+            miopenStatusNotImplemented);
+  EXPECT_EQ(status([&] {
+              ConvProblem(ConvDirection::Forward, TensorDescriptor(miopenDouble, {2, 4, 8, 8}),
+                          TensorDescriptor(miopenDouble, {6, 4, 3, 3}), conv,
+                          TensorDescriptor(miopenDouble, {2, 6, 6, 6}));
             }),
             miopenStatusNotImplemented);
   EXPECT_EQ(status([&] { ConvProblem(ConvDirection::Forward, x, w, conv, TensorDescriptor()); }),

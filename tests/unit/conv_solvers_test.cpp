@@ -50,58 +50,92 @@ Built build(const ConvSpec& s) {
   return b;
 }
 
-class ConvFwdSolvers : public ::testing::TestWithParam<std::string> {};
+// Reference result of the problem's (normalised) direction; the solver's output tensor.
+std::vector<double> reference(const ConvProblem& p, const ConvSpec& spec, const HostTensor& x,
+                              const HostTensor& w, const HostTensor& y) {
+  const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
+  switch (p.direction()) {
+    case ConvDirection::Forward:
+      return ref::conv_forward(x.view(), w.view(), params, y.lens);
+    case ConvDirection::BackwardData:
+      return ref::conv_backward_data(y.view(), w.view(), params, x.lens);
+    case ConvDirection::BackwardWeights:
+      return ref::conv_backward_weights(x.view(), y.view(), params, w.lens);
+  }
+  return {};
+}
 
-TEST_P(ConvFwdSolvers, EveryApplicableSolverMatchesReference) {
+// MIOpen's tolerance for the direction (backward weights: twice the default).
+double tolerance(const ConvProblem& p) {
+  const double t = ref::conv_default_tolerance(p.data_type());
+  return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
+}
+
+class ConvSolvers : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
   ConvSpec spec;
   ASSERT_FALSE(driver::parse_conv_line(GetParam(), spec)) << GetParam();
   const Built b = build(spec);
-  const ConvProblem p(ConvDirection::Forward, b.x, b.w, b.conv, b.y);
-  ASSERT_EQ(p.direction(), ConvDirection::Forward);
-
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
-  HostTensor x = host_tensor(b.x), w = host_tensor(b.w), y = host_tensor(b.y);
-  test::fill_random(x, rng);
-  test::fill_random(w, rng);
-  const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
-  const auto expected = ref::conv_forward(x.view(), w.view(), params, b.y.lens());
-  const double tol = ref::conv_default_tolerance(spec.type);
-
   Config cfg;
   cfg.num_threads = 2;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  std::set<std::string> ran;
-  for (const auto& e : backend->conv_solvers().entries()) {
-    const Applicability a = e.solver->applicable(ctx, p);
-    if (!a) {
-      EXPECT_FALSE(a.reason.empty()) << e.solver->name() << " rejects without a reason";
-      continue;
+
+  for (const ConvDirection user_dir :
+       {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
+    if ((spec.forw != 0 && (spec.forw & static_cast<int>(user_dir)) == 0)) continue;
+    const ConvProblem p(user_dir, b.x, b.w, b.conv, b.y);
+    SCOPED_TRACE(p.key());
+    // Tensors in the solvers' (normalised) naming; the direction's output is poisoned per run.
+    HostTensor x = host_tensor(p.x()), w = host_tensor(p.w()), y = host_tensor(p.y());
+    HostTensor* out = p.direction() == ConvDirection::Forward        ? &y
+                      : p.direction() == ConvDirection::BackwardData ? &x
+                                                                     : &w;
+    for (HostTensor* t : {&x, &w, &y})
+      if (t != out) test::fill_random(*t, rng);
+    const auto expected = reference(p, spec, x, w, y);
+    std::set<std::string> ran;
+    for (const auto& e : backend->conv_solvers().entries()) {
+      const Applicability a = e.solver->applicable(ctx, p);
+      if (!a) {
+        EXPECT_FALSE(a.reason.empty()) << e.solver->name() << " rejects without a reason";
+        continue;
+      }
+      SCOPED_TRACE(std::string(e.solver->name()));
+      std::vector<uint8_t> ws(e.solver->workspace_size(ctx, p));
+      out->poison();
+      e.solver->make_invoker(ctx,
+                             p)(ConvBuffers{x.data(), w.data(), y.data(), ws.data(), ws.size()});
+      const double err = ref::rms_range(expected, ref::to_logical(out->view()));
+      EXPECT_LE(err, tolerance(p)) << e.solver->name();
+      ran.insert(std::string(e.solver->name()));
     }
-    SCOPED_TRACE(std::string(e.solver->name()));
-    std::vector<uint8_t> ws(e.solver->workspace_size(ctx, p));
-    y.poison();
-    const ConvInvoker inv = e.solver->make_invoker(ctx, p);
-    inv(ConvBuffers{x.data(), w.data(), y.data(), ws.data(), ws.size()});
-    const double err = ref::rms_range(expected, ref::to_logical(y.view()));
-    EXPECT_LE(err, tol) << e.solver->name() << " on " << p.key();
-    ran.insert(std::string(e.solver->name()));
+    // Coverage promises: a naive solver takes every problem of its direction; a GEMM solver
+    // every packed NCHW/NCDHW one (1x1 stride-1 unpadded ones go to the 1x1 variant as well).
+    static const char* kNaive[] = {"ConvDirectNaiveConvFwd", "ConvDirectNaiveConvBwd",
+                                   "ConvDirectNaiveConvWrw"};
+    static const char* kGemm[] = {"GemmFwdRest", "GemmBwdRest", "GemmWrwUniversal"};
+    const int d = p.direction() == ConvDirection::Forward        ? 0
+                  : p.direction() == ConvDirection::BackwardData ? 1
+                                                                 : 2;
+    EXPECT_TRUE(ran.count(kNaive[d]));
+    const std::string nchw = spec.spatial_dims == 2 ? "NCHW" : "NCDHW";
+    if (spec.in_layout == nchw && spec.fil_layout == nchw && spec.out_layout == nchw)
+      EXPECT_TRUE(ran.count(kGemm[d]));
+    EXPECT_GE(ran.size(), 1u);
   }
-  // The naive solver takes every forward problem; GEMM every packed NCHW/NCDHW one.
-  EXPECT_TRUE(ran.count("ConvDirectNaiveConvFwd")) << p.key();
-  const std::string nchw = spec.spatial_dims == 2 ? "NCHW" : "NCDHW";
-  if (spec.in_layout == nchw && spec.fil_layout == nchw && spec.out_layout == nchw)
-    EXPECT_TRUE(ran.count("GemmFwdRest")) << p.key();
 }
 
-INSTANTIATE_TEST_SUITE_P(Problems, ConvFwdSolvers,
-                         ::testing::ValuesIn(test::load_problem_lines("conv_fwd.txt")),
+INSTANTIATE_TEST_SUITE_P(Problems, ConvSolvers,
+                         ::testing::ValuesIn(test::load_problem_lines("conv_problems.txt")),
                          [](const auto& info) { return test::test_name_of(info.param); });
 
 // Non-packed strides: only the naive solver applies, and it reads through the strides.
-TEST(ConvFwdSolvers, NaiveHandlesPaddedStrides) {
+TEST(ConvSolvers, NaiveForwardHandlesPaddedStrides) {
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);

@@ -9,12 +9,30 @@ namespace anydnn::cpu {
 
 // Factories, one per file in conv/.
 std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd();  // conv/conv_direct_naive_fwd.cpp
+std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd();  // conv/conv_direct_naive_bwd.cpp
+std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw();  // conv/conv_direct_naive_wrw.cpp
 std::unique_ptr<ConvSolver> make_gemm_fwd_rest();          // conv/gemm_fwd_rest.cpp
+std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();           // conv/gemm_fwd_1x1.cpp
+std::unique_ptr<ConvSolver> make_gemm_bwd_rest();          // conv/gemm_bwd_rest.cpp
+std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();           // conv/gemm_bwd_1x1.cpp
+std::unique_ptr<ConvSolver> make_gemm_wrw_universal();     // conv/gemm_wrw_universal.cpp
+std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();           // conv/gemm_wrw_1x1.cpp
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
+  // Forward
+  list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
-  list.push_back({1, make_conv_direct_naive_fwd()});  // any shape: last resort
+  // Backward data
+  list.push_back({7, make_gemm_bwd_1x1()});
+  list.push_back({6, make_gemm_bwd_rest()});
+  // Backward weights
+  list.push_back({9, make_gemm_wrw_1x1()});
+  list.push_back({8, make_gemm_wrw_universal()});
+  // Any shape, layout and type: the fallbacks.
+  list.push_back({1, make_conv_direct_naive_fwd()});
+  list.push_back({3, make_conv_direct_naive_bwd()});
+  list.push_back({4, make_conv_direct_naive_wrw()});
   return ConvSolverRegistry(std::move(list));
 }
 

@@ -1,6 +1,8 @@
 // ConvDirectNaiveConvFwd: direct forward convolution, one output element at a time. Handles
-// every shape, stride, dilation, group count, layout (any strides) and float type; it is the
-// last resort and the yardstick the faster solvers are tested against.
+// every shape, stride, dilation, group count, layout (any strides) and data type, including
+// int8 with int32 or float output. It is the last resort (Find times it only when nothing else
+// applies) and the yardstick the faster solvers are tested against.
+#include <cstdint>
 #include <memory>
 
 #include "backend/cpu/cpu_types.hpp"
@@ -10,11 +12,28 @@ namespace anydnn::cpu {
 
 namespace {
 
+inline int32_t load_acc(int8_t v) { return v; }
 template <class T>
+inline float load_acc(T v) {
+  return to_float(v);
+}
+
+template <class Out, class Acc>
+inline Out store_acc(Acc v) {
+  if constexpr (std::is_same_v<Out, int32_t>) {
+    return v;
+  } else if constexpr (std::is_integral_v<Acc>) {
+    return from_float<Out>(static_cast<float>(v));
+  } else {
+    return from_float<Out>(v);
+  }
+}
+
+template <class In, class Out, class Acc>
 void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
-  const T* x = static_cast<const T*>(b.x);
-  const T* w = static_cast<const T*>(b.w);
-  T* y = static_cast<T*>(b.y);
+  const In* x = static_cast<const In*>(b.x);
+  const In* w = static_cast<const In*>(b.w);
+  Out* y = static_cast<Out*>(b.y);
   const auto xs = strides_ncdhw(p.x());
   const auto ws = strides_ncdhw(p.w());
   const auto ys = strides_ncdhw(p.y());
@@ -36,10 +55,10 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
       for (size_t od = 0; od < out[0]; ++od) {
         for (size_t oh = 0; oh < out[1]; ++oh) {
           for (size_t ow = 0; ow < out[2]; ++ow) {
-            float acc = 0.0f;
+            Acc acc = 0;
             for (long c = 0; c < c_per_group; ++c) {
-              const T* xc = x + n * xs[0] + (c0 + c) * xs[1];
-              const T* wc = w + k * ws[0] + c * ws[1];
+              const In* xc = x + n * xs[0] + (c0 + c) * xs[1];
+              const In* wc = w + k * ws[0] + c * ws[1];
               for (size_t fz = 0; fz < f[0]; ++fz) {
                 const long iz = static_cast<long>(od * st[0] + fz * dil[0]) - pad[0];
                 if (iz < 0 || iz >= static_cast<long>(in[0])) continue;
@@ -49,13 +68,14 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
                   for (size_t fx = 0; fx < f[2]; ++fx) {
                     const long ix = static_cast<long>(ow * st[2] + fx * dil[2]) - pad[2];
                     if (ix < 0 || ix >= static_cast<long>(in[2])) continue;
-                    acc += to_float(xc[iz * xs[2] + iy * xs[3] + ix * xs[4]]) *
-                           to_float(wc[fz * ws[2] + fy * ws[3] + fx * ws[4]]);
+                    acc += load_acc(xc[iz * xs[2] + iy * xs[3] + ix * xs[4]]) *
+                           load_acc(wc[fz * ws[2] + fy * ws[3] + fx * ws[4]]);
                   }
                 }
               }
             }
-            y[n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]] = from_float<T>(acc);
+            y[n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]] =
+                store_acc<Out>(acc);
           }
         }
       }
@@ -67,15 +87,23 @@ class ConvDirectNaiveFwd final : public ConvSolver {
  public:
   std::string_view name() const override { return "ConvDirectNaiveConvFwd"; }
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
+  bool fallback_only() const override { return true; }
   Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
     ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
     return Applicability::yes();
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
+    if (p.data_type() == miopenInt8) {
+      if (p.y().type() == miopenInt32)
+        return [p, threads](const ConvBuffers& b) { naive_fwd<int8_t, int32_t, int32_t>(p, b, threads); };
+      return [p, threads](const ConvBuffers& b) { naive_fwd<int8_t, float, int32_t>(p, b, threads); };
+    }
     return [p, threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(),
-                          [&](auto tag) { naive_fwd<decltype(tag)>(p, b, threads); });
+      dispatch_float_type(p.data_type(), [&](auto tag) {
+        using T = decltype(tag);
+        naive_fwd<T, T, float>(p, b, threads);
+      });
     };
   }
 };

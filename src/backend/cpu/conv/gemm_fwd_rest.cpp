@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/im2col.hpp"
 #include "backend/cpu/cpu_types.hpp"
 #include "solver/conv_solver.hpp"
@@ -37,9 +38,7 @@ struct GemmFwdPlan {
     rows = p.in_channels() / p.groups() * f[0] * f[1] * f[2];
     k_per_group = p.out_channels() / p.groups();
     pixels = o[0] * o[1] * o[2];
-    tile = kColumnBufferBytes / (rows * sizeof(float));
-    tile = std::max<size_t>(64, tile / 16 * 16);
-    tile = std::min(tile, pixels);
+    tile = gemm_tile_columns(rows, pixels, kColumnBufferBytes);
     tiles = (pixels + tile - 1) / tile;
     fp32 = p.data_type() == miopenFloat;
   }
@@ -121,15 +120,7 @@ class GemmFwdRest final : public ConvSolver {
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
   Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
     ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    const std::string layout = p.spatial_dims() == 2 ? "NCHW" : "NCDHW";
-    ANYDNN_REJECT_IF(!p.x().is_packed_layout(layout) || !p.w().is_packed_layout(layout) ||
-                         !p.y().is_packed_layout(layout),
-                     "needs packed " + layout + " tensors");
-    // cblas takes int dimensions.
-    const GemmFwdPlan plan(p, 1);
-    ANYDNN_REJECT_IF(plan.rows > (1u << 30) || plan.pixels > (1u << 30),
-                     "GEMM dimensions exceed the int range of cblas");
-    return Applicability::yes();
+    return gemm_problem_support(p);
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return GemmFwdPlan(p, ctx.config.num_threads).workspace_bytes(p);

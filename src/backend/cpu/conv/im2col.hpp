@@ -16,4 +16,10 @@ template <class T>
 void im2col_tile(const ConvProblem& p, const T* x_image, size_t c_begin, size_t c_count,
                  size_t p_begin, size_t tile, float* col);
 
+// The adjoint of im2col_tile: adds col[r * tile + j] into image `dx_image` (fp32, packed
+// N[C][D][H][W] strides of the problem's x) for rows of channels [c_begin, c_begin + c_count).
+// Different channels touch disjoint memory, so callers may split channels across threads.
+void col2im_add_tile(const ConvProblem& p, const float* col, size_t c_begin, size_t c_count,
+                     size_t p_begin, size_t tile, float* dx_image);
+
 }  // namespace anydnn::cpu
