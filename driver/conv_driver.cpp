@@ -105,8 +105,8 @@ miopenStatus_t ConvDriver::set_descriptors() {
     rc = miopenGetConvolutionNdForwardOutputDim(conv_desc_, x_desc_, w_desc_, &out_dims,
                                                 out_lens.data());
   if (rc == miopenStatusSuccess)
-    rc = miopenSetNdTensorDescriptorWithLayout(y_desc_, type_, *layout_enum(sp.out_layout),
-                                               out_lens.data(), out_dims);
+    rc = miopenSetNdTensorDescriptorWithLayout(
+        y_desc_, sp.output_type(), *layout_enum(sp.out_layout), out_lens.data(), out_dims);
   if (rc == miopenStatusSuccess && flags_.get_int("bias") != 0) {
     std::vector<int> bias_lens(static_cast<size_t>(dims + 2), 1);
     bias_lens[1] = flags_.get_int("out_channels");
@@ -120,7 +120,13 @@ std::optional<std::string> ConvDriver::init_data() {
   // Independent streams per tensor keep each tensor's data the same whatever -F selects.
   const unsigned seed = static_cast<unsigned>(rng_());
   std::mt19937 x_rng(seed + 1), w_rng(seed + 2), dy_rng(seed + 3), b_rng(seed + 4);
+  // MIOpen's distributions: 0.01 * U(0, 1) data, 0.01 * U(-0.5, 0.5) weights (fp16 weights
+  // U(-1/3, 0.5) so that Winograd-like algorithms stay accurate); int8: 127 * U(0, 1) data and
+  // 127 * U(-1, 1) weights.
+  const bool int8 = type_ == miopenInt8;
+  const double scale = int8 ? 127.0 : 0.01;
   const double wlo = type_ == miopenHalf ? -1.0 / 3.0 : -0.5;
+  const double wscale = int8 ? 2 * 127.0 : 0.01;
   const auto load = [&](HostTensor& t, const char* flag, std::mt19937& rng, double lo, double hi,
                         double scale) -> std::optional<std::string> {
     const std::string& file = flags_.get_str(flag);
@@ -136,15 +142,15 @@ std::optional<std::string> ConvDriver::init_data() {
   // The driver's tensors are the user's: x is the input of the forward call, y its output.
   if (fwd || wrw) {
     x_ = HostTensor::from_descriptor(x_desc_);
-    if (auto e = load(x_, "in_data", x_rng, 0.0, 1.0, 0.01)) return e;
+    if (auto e = load(x_, "in_data", x_rng, 0.0, 1.0, scale)) return e;
   }
   if (fwd || bwd) {
     w_ = HostTensor::from_descriptor(w_desc_);
-    if (auto e = load(w_, "weights", w_rng, wlo, 0.5, 0.01)) return e;
+    if (auto e = load(w_, "weights", w_rng, wlo, 0.5, wscale)) return e;
   }
   if (bwd || wrw) {
     dy_ = HostTensor::from_descriptor(y_desc_);
-    if (auto e = load(dy_, "dout_data", dy_rng, 0.0, 1.0, 0.01)) return e;
+    if (auto e = load(dy_, "dout_data", dy_rng, 0.0, 1.0, scale)) return e;
   }
   if (fwd) y_ = HostTensor::from_descriptor(y_desc_);
   if (bwd) dx_ = HostTensor::from_descriptor(x_desc_);
@@ -275,7 +281,8 @@ void ConvDriver::print_time(Dir d, float total_ms, float first_ms) const {
   const auto& in = (d == Dir::Fwd || d == Dir::Wrw) ? x_.lens : dx_.lens;
   const auto& wei = d == Dir::Wrw ? dw_.lens : w_.lens;
   const auto& out = d == Dir::Fwd ? y_.lens : dy_.lens;
-  const size_t esize = type_ == miopenFloat ? 4 : 2;
+  const size_t esize = type_ == miopenFloat ? 4 : type_ == miopenInt8 ? 1 : 2;
+  const size_t out_esize = d == Dir::Fwd && type_ == miopenInt8 ? 4 : esize;
   auto prod = [](const std::vector<size_t>& v) {
     size_t p = 1;
     for (size_t x : v)
@@ -289,7 +296,7 @@ void ConvDriver::print_time(Dir d, float total_ms, float first_ms) const {
   for (size_t i = 2; i < wei.size(); ++i)
     flops *= static_cast<double>(wei[i]) * static_cast<double>(out[i]);
   // Bytes moved: the two read tensors and the written one.
-  const size_t in_b = prod(in) * esize, wei_b = prod(wei) * esize, out_b = prod(out) * esize;
+  const size_t in_b = prod(in) * esize, wei_b = prod(wei) * esize, out_b = prod(out) * out_esize;
   size_t rd = 0, wr = 0;
   switch (d) {
     case Dir::Fwd:
@@ -667,7 +674,7 @@ int ConvDriver::run(int argc, const char* const* argv) {
 
   if (fwd) {
     rc = run_direction(Dir::Fwd);
-    if (rc == miopenStatusSuccess && bias && !transpose_) rc = run_bias(true);
+    if (rc == miopenStatusSuccess && bias) rc = run_bias(true);
     if (rc != miopenStatusSuccess) {
       std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
       return rc;
@@ -675,7 +682,9 @@ int ConvDriver::run(int argc, const char* const* argv) {
     if (flags_.get_int("dump_output") != 0) y_.write_file("dump_fwd_out_gpu.bin");
     if (verify_on) ok = verify(Dir::Fwd) && ok;
   }
-  if (bwd || wrw) {
+  if ((bwd || wrw) && type_ == miopenInt8) {
+    std::cout << "Int8 Backward Convolution is not supported" << std::endl;  // as MIOpenDriver
+  } else if (bwd || wrw) {
     unsigned combined = 0;
     miopenStatus_t first_error = miopenStatusSuccess;
     if (bwd) {

@@ -9,6 +9,7 @@ std::optional<miopenDataType_t> conv_base_type(const std::string& base) {
   if (base == "conv") return miopenFloat;
   if (base == "convfp16") return miopenHalf;
   if (base == "convbfp16") return miopenBFloat16;
+  if (base == "convint8") return miopenInt8;
   return std::nullopt;
 }
 

@@ -24,6 +24,8 @@ struct ConvSpec {
   std::vector<int> pads, strides, dilations, trans_output_pads;
   std::string in_layout, fil_layout, out_layout;
 
+  // The output tensor's type: int8 convolutions write int32 (MIOpenDriver's convint8).
+  miopenDataType_t output_type() const { return type == miopenInt8 ? miopenInt32 : type; }
   bool forward() const { return forw == 0 || (forw & 1); }
   bool backward_data() const { return forw == 0 || (forw & 2); }
   bool backward_weights() const { return forw == 0 || (forw & 4); }

@@ -1,5 +1,6 @@
 #include "host_buffer.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -54,6 +55,12 @@ void HostTensor::set(size_t i, double v) {
       break;
     case miopenBFloat16:
       reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_bf16(static_cast<float>(v));
+      break;
+    case miopenInt8:
+      reinterpret_cast<int8_t*>(bytes.data())[i] = static_cast<int8_t>(std::lround(v));
+      break;
+    case miopenInt32:
+      reinterpret_cast<int32_t*>(bytes.data())[i] = static_cast<int32_t>(std::lround(v));
       break;
     default:
       throw std::runtime_error("driver: unsupported data type");

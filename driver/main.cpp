@@ -9,7 +9,7 @@ namespace {
 
 void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
-               "Supported bases: conv, convfp16, convbfp16\n";
+               "Supported bases: conv, convfp16, convbfp16, convint8\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "api/conv_call.hpp"
+#include "conv/conv_bias.hpp"
 #include "conv/conv_ops.hpp"
 
 using namespace anydnn;
@@ -194,6 +195,13 @@ extern "C" miopenStatus_t miopenConvolutionBackwardWeights(
              convDesc, beta, dyDesc, dy, workSpace, workSpaceSize);
 }
 
+namespace {
+float scale_of(const void* p, const char* name) {
+  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
+  return *static_cast<const float*>(p);
+}
+}  // namespace
+
 extern "C" miopenStatus_t miopenConvolutionForwardBias(miopenHandle_t handle, const void* alpha,
                                                        const miopenTensorDescriptor_t bDesc,
                                                        const void* b, const void* beta,
@@ -201,7 +209,10 @@ extern "C" miopenStatus_t miopenConvolutionForwardBias(miopenHandle_t handle, co
                                                        void* y) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, alpha, bDesc, b, beta, yDesc, y);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[conv-cpu]"); });
+  return guard(cfg, __func__, [&] {
+    conv_bias_forward(deref(handle), deref_set(bDesc, "bDesc"), b, deref_set(yDesc, "yDesc"), y,
+                      scale_of(alpha, "alpha"), scale_of(beta, "beta"));
+  });
 }
 
 extern "C" miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle, const void* alpha,
@@ -211,5 +222,8 @@ extern "C" miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle, c
                                                         void* db) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, alpha, dyDesc, dy, beta, dbDesc, db);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[conv-cpu]"); });
+  return guard(cfg, __func__, [&] {
+    conv_bias_backward(deref(handle), deref_set(dyDesc, "dyDesc"), dy, deref_set(dbDesc, "dbDesc"),
+                       db, scale_of(alpha, "alpha"), scale_of(beta, "beta"));
+  });
 }

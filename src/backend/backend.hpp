@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "core/tensor_descriptor.hpp"
 
 namespace anydnn {
 
@@ -29,6 +30,16 @@ class Backend {
   // elapsed device time in milliseconds.
   virtual float run_timed(const std::function<void()>& work) = 0;
   virtual void synchronize() = 0;
+
+  // Convolution bias (descriptors already validated by src/conv/conv_bias.cpp):
+  //   forward:  y = alpha * (y + b[k]) + beta * y   (MIOpen's OpTensor-based definition)
+  //   backward: db[k] = alpha * sum over n and spatial of dy[n, k, ...] + beta * db[k]
+  virtual void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
+                                 const TensorDescriptor& y_desc, void* y, float alpha,
+                                 float beta) = 0;
+  virtual void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                                  const TensorDescriptor& db_desc, void* db, float alpha,
+                                  float beta) = 0;
 };
 
 // CPU backend: host pointers, OpenMP threads, wall-clock timing.

@@ -77,9 +77,8 @@ ConvProblem::ConvProblem(ConvDirection direction, const TensorDescriptor& x,
   } else {
     ANYDNN_CHECK_BADPARM(x.type() == w.type() && x.type() == y.type(),
                          "data types differ: " << xname << " " << data_type_name(x.type()) << ", "
-                                               << wname << " " << data_type_name(w.type())
-                                               << ", " << yname << " "
-                                               << data_type_name(y.type()));
+                                               << wname << " " << data_type_name(w.type()) << ", "
+                                               << yname << " " << data_type_name(y.type()));
     ANYDNN_CHECK(is_float_like(x.type()), miopenStatusNotImplemented,
                  "convolution on " << data_type_name(x.type())
                                    << " data is not supported (float, half, bfloat16 and int8 "

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "solver/conv_registry.hpp"
 
@@ -25,7 +26,8 @@ class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
       : device_id_("cpu" + cpu_features() + "-" + std::to_string(config.num_threads) + "t"),
-        conv_solvers_(cpu::make_conv_registry()) {}
+        conv_solvers_(cpu::make_conv_registry()),
+        threads_(config.num_threads) {}
 
   BackendKind kind() const override { return BackendKind::Cpu; }
   std::string device_id() const override { return device_id_; }
@@ -39,11 +41,22 @@ class CpuBackend final : public Backend {
     return std::chrono::duration<float, std::milli>(stop - start).count();
   }
   void synchronize() override {}
+  void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
+                         const TensorDescriptor& y_desc, void* y, float alpha,
+                         float beta) override {
+    cpu::conv_bias_forward(b_desc, b, y_desc, y, alpha, beta, threads_);
+  }
+  void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                          const TensorDescriptor& db_desc, void* db, float alpha,
+                          float beta) override {
+    cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
+  }
 
  private:
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
   void* stream_ = nullptr;
+  int threads_ = 1;
 };
 
 }  // namespace

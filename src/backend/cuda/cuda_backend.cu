@@ -59,6 +59,14 @@ class CudaBackend final : public Backend {
   void synchronize() override {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
+  void conv_bias_forward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*,
+                         float, float) override {
+    ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias on CUDA comes with the [cuda] work");
+  }
+  void conv_bias_backward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*,
+                          float, float) override {
+    ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias on CUDA comes with the [cuda] work");
+  }
 
  private:
   cudaStream_t stream_ = nullptr;

@@ -56,12 +56,12 @@ void naive_bwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
                                     dil[0], static_cast<long>(out[0]));
                 if (oz < 0) continue;
                 for (size_t fy = 0; fy < f[1]; ++fy) {
-                  const long oy = tap(static_cast<long>(iy), static_cast<long>(fy), pad[1],
-                                      st[1], dil[1], static_cast<long>(out[1]));
+                  const long oy = tap(static_cast<long>(iy), static_cast<long>(fy), pad[1], st[1],
+                                      dil[1], static_cast<long>(out[1]));
                   if (oy < 0) continue;
                   for (size_t fx = 0; fx < f[2]; ++fx) {
-                    const long ox = tap(static_cast<long>(ix), static_cast<long>(fx), pad[2],
-                                        st[2], dil[2], static_cast<long>(out[2]));
+                    const long ox = tap(static_cast<long>(ix), static_cast<long>(fx), pad[2], st[2],
+                                        dil[2], static_cast<long>(out[2]));
                     if (ox < 0) continue;
                     acc += to_float(dyk[oz * ys[2] + oy * ys[3] + ox * ys[4]]) *
                            to_float(wk[fz * ws[2] + fy * ws[3] + fx * ws[4]]);
@@ -89,7 +89,8 @@ class ConvDirectNaiveBwd final : public ConvSolver {
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(), [&](auto tag) { naive_bwd<decltype(tag)>(p, b, threads); });
+      dispatch_float_type(p.data_type(),
+                          [&](auto tag) { naive_bwd<decltype(tag)>(p, b, threads); });
     };
   }
 };

@@ -12,7 +12,9 @@ namespace anydnn::cpu {
 
 namespace {
 
-inline int32_t load_acc(int8_t v) { return v; }
+inline int32_t load_acc(int8_t v) {
+  return v;
+}
 template <class T>
 inline float load_acc(T v) {
   return to_float(v);
@@ -74,8 +76,7 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
                 }
               }
             }
-            y[n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]] =
-                store_acc<Out>(acc);
+            y[n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]] = store_acc<Out>(acc);
           }
         }
       }
@@ -96,8 +97,11 @@ class ConvDirectNaiveFwd final : public ConvSolver {
     const int threads = ctx.config.num_threads;
     if (p.data_type() == miopenInt8) {
       if (p.y().type() == miopenInt32)
-        return [p, threads](const ConvBuffers& b) { naive_fwd<int8_t, int32_t, int32_t>(p, b, threads); };
-      return [p, threads](const ConvBuffers& b) { naive_fwd<int8_t, float, int32_t>(p, b, threads); };
+        return [p, threads](const ConvBuffers& b) {
+          naive_fwd<int8_t, int32_t, int32_t>(p, b, threads);
+        };
+      return
+          [p, threads](const ConvBuffers& b) { naive_fwd<int8_t, float, int32_t>(p, b, threads); };
     }
     return [p, threads](const ConvBuffers& b) {
       dispatch_float_type(p.data_type(), [&](auto tag) {

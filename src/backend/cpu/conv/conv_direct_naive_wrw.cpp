@@ -76,7 +76,8 @@ class ConvDirectNaiveWrw final : public ConvSolver {
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(), [&](auto tag) { naive_wrw<decltype(tag)>(p, b, threads); });
+      dispatch_float_type(p.data_type(),
+                          [&](auto tag) { naive_wrw<decltype(tag)>(p, b, threads); });
     };
   }
 };

@@ -27,13 +27,12 @@ void gemm_bwd_1x1(const ConvProblem& p, const ConvBuffers& b, int threads) {
     float* dx = std::is_same_v<T, float> ? static_cast<float*>(b.x) : dx_scratch;
     for (size_t n = 0; n < n_count; ++n) {
       for (size_t g = 0; g < s.groups; ++g) {
-        sgemm_column_share(t, nt, /*a_trans=*/true, false, static_cast<int>(s.c_per_group),
-                           static_cast<int>(s.pixels), static_cast<int>(s.k_per_group), 1.0f,
-                           w + g * s.k_per_group * s.c_per_group, static_cast<int>(s.c_per_group),
-                           dy + n * s.y_image + g * s.k_per_group * s.pixels,
-                           static_cast<int>(s.pixels), 0.0f,
-                           dx + n * s.x_image + g * s.c_per_group * s.pixels,
-                           static_cast<int>(s.pixels));
+        sgemm_column_share(
+            t, nt, /*a_trans=*/true, false, static_cast<int>(s.c_per_group),
+            static_cast<int>(s.pixels), static_cast<int>(s.k_per_group), 1.0f,
+            w + g * s.k_per_group * s.c_per_group, static_cast<int>(s.c_per_group),
+            dy + n * s.y_image + g * s.k_per_group * s.pixels, static_cast<int>(s.pixels), 0.0f,
+            dx + n * s.x_image + g * s.c_per_group * s.pixels, static_cast<int>(s.pixels));
       }
     }
 #pragma omp barrier
@@ -66,6 +65,8 @@ class GemmBwd1x1 final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_gemm_bwd_1x1() { return std::make_unique<GemmBwd1x1>(); }
+std::unique_ptr<ConvSolver> make_gemm_bwd_1x1() {
+  return std::make_unique<GemmBwd1x1>();
+}
 
 }  // namespace anydnn::cpu

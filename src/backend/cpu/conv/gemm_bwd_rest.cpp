@@ -50,7 +50,8 @@ void gemm_bwd(const ConvProblem& p, const Plan& plan, const ConvBuffers& b, int 
     const float* w = widen_in_region<T>(b.w, p.out_channels() * s.rows, w_scratch);
     float* dx = std::is_same_v<T, float> ? static_cast<float*>(b.x) : dx_scratch;
 #pragma omp for schedule(static)
-    for (long i = 0; i < static_cast<long>(n_count * s.x_image); ++i) dx[i] = 0.0f;
+    for (long i = 0; i < static_cast<long>(n_count * s.x_image); ++i)
+      dx[i] = 0.0f;
     for (size_t n = 0; n < n_count; ++n) {
       for (size_t g = 0; g < s.groups; ++g) {
         const float* wg = w + g * s.k_per_group * s.rows;
@@ -60,8 +61,8 @@ void gemm_bwd(const ConvProblem& p, const Plan& plan, const ConvBuffers& b, int 
           const size_t width = std::min(plan.tile, s.pixels - p0);
           sgemm_column_share(t, nt, /*a_trans=*/true, false, static_cast<int>(s.rows),
                              static_cast<int>(width), static_cast<int>(s.k_per_group), 1.0f, wg,
-                             static_cast<int>(s.rows), dyg + p0, static_cast<int>(s.pixels),
-                             0.0f, col, static_cast<int>(width));
+                             static_cast<int>(s.rows), dyg + p0, static_cast<int>(s.pixels), 0.0f,
+                             col, static_cast<int>(width));
 #pragma omp barrier
 #pragma omp for schedule(static)
           for (long c = 0; c < static_cast<long>(s.c_per_group); ++c) {
@@ -98,6 +99,8 @@ class GemmBwdRest final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_gemm_bwd_rest() { return std::make_unique<GemmBwdRest>(); }
+std::unique_ptr<ConvSolver> make_gemm_bwd_rest() {
+  return std::make_unique<GemmBwdRest>();
+}
 
 }  // namespace anydnn::cpu

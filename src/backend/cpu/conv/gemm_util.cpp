@@ -6,9 +6,9 @@
 
 namespace anydnn::cpu {
 
-void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n, int k,
-                        float alpha, const float* a, int lda, const float* b, int ldb, float beta,
-                        float* c, int ldc) {
+void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n, int k, float alpha,
+                        const float* a, int lda, const float* b, int ldb, float beta, float* c,
+                        int ldc) {
   // Shares are multiples of 16 columns (one AVX-512 vector) where possible.
   const int chunks = (n + 15) / 16;
   const int first = static_cast<int>(static_cast<long>(chunks) * t / nt) * 16;
@@ -16,8 +16,8 @@ void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n,
   if (first >= last || m == 0) return;
   const float* b_share = b_trans ? b + static_cast<long>(first) * ldb : b + first;
   cblas_sgemm(CblasRowMajor, a_trans ? CblasTrans : CblasNoTrans,
-              b_trans ? CblasTrans : CblasNoTrans, m, last - first, k, alpha, a, lda, b_share,
-              ldb, beta, c + first, ldc);
+              b_trans ? CblasTrans : CblasNoTrans, m, last - first, k, alpha, a, lda, b_share, ldb,
+              beta, c + first, ldc);
 }
 
 size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes) {

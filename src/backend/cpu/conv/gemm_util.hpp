@@ -18,9 +18,9 @@ namespace anydnn::cpu {
 // share of C's columns (thread t of nt). Call it from every thread of a parallel region: the
 // shares are disjoint, so no synchronisation is needed, and OpenBLAS (OpenMP build) runs
 // single-threaded inside the region. a_trans: A is stored [k x m]; b_trans: B is stored [n x k].
-void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n, int k,
-                        float alpha, const float* a, int lda, const float* b, int ldb, float beta,
-                        float* c, int ldc);
+void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n, int k, float alpha,
+                        const float* a, int lda, const float* b, int ldb, float beta, float* c,
+                        int ldc);
 
 // Columns per im2col/col2im tile so that `rows` x tile floats stay near `bytes` (an L2 share).
 size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes);
@@ -34,7 +34,8 @@ const float* widen_in_region(const void* src, size_t count, float* scratch) {
   } else {
     const T* s = static_cast<const T*>(src);
 #pragma omp for schedule(static)
-    for (long i = 0; i < static_cast<long>(count); ++i) scratch[i] = to_float(s[i]);
+    for (long i = 0; i < static_cast<long>(count); ++i)
+      scratch[i] = to_float(s[i]);
     return scratch;
   }
 }
@@ -44,7 +45,8 @@ void narrow_in_region(const float* src, void* dst, size_t count) {
   if constexpr (!std::is_same_v<T, float>) {
     T* d = static_cast<T*>(dst);
 #pragma omp for schedule(static)
-    for (long i = 0; i < static_cast<long>(count); ++i) d[i] = from_float<T>(src[i]);
+    for (long i = 0; i < static_cast<long>(count); ++i)
+      d[i] = from_float<T>(src[i]);
   }
 }
 

@@ -34,8 +34,7 @@ void gemm_wrw_1x1(const ConvProblem& p, const ConvBuffers& b, int threads) {
                            static_cast<int>(s.pixels),
                            x + n * s.x_image + g * s.c_per_group * s.pixels,
                            static_cast<int>(s.pixels), n == 0 ? 0.0f : 1.0f,
-                           dw + g * s.k_per_group * s.c_per_group,
-                           static_cast<int>(s.c_per_group));
+                           dw + g * s.k_per_group * s.c_per_group, static_cast<int>(s.c_per_group));
       }
     }
 #pragma omp barrier
@@ -69,6 +68,8 @@ class GemmWrw1x1 final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_gemm_wrw_1x1() { return std::make_unique<GemmWrw1x1>(); }
+std::unique_ptr<ConvSolver> make_gemm_wrw_1x1() {
+  return std::make_unique<GemmWrw1x1>();
+}
 
 }  // namespace anydnn::cpu

@@ -57,8 +57,8 @@ void gemm_wrw(const ConvProblem& p, const Plan& plan, const ConvBuffers& b, int 
           const size_t width = std::min(plan.tile, s.pixels - p0);
 #pragma omp for schedule(static)
           for (long c = 0; c < static_cast<long>(s.c_per_group); ++c) {
-            im2col_tile<float>(p, x + n * s.x_image, g * s.c_per_group + static_cast<size_t>(c),
-                               1, p0, width, col + static_cast<size_t>(c) * s.taps * width);
+            im2col_tile<float>(p, x + n * s.x_image, g * s.c_per_group + static_cast<size_t>(c), 1,
+                               p0, width, col + static_cast<size_t>(c) * s.taps * width);
           }
           const float beta = (n == 0 && tile == 0) ? 0.0f : 1.0f;
           sgemm_column_share(t, nt, false, /*b_trans=*/true, static_cast<int>(s.k_per_group),

@@ -9,8 +9,12 @@ namespace anydnn::cpu {
 namespace {
 
 // floor(a / b) and ceil(a / b) for b > 0 and any sign of a.
-long floor_div(long a, long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-long ceil_div(long a, long b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+long floor_div(long a, long b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+long ceil_div(long a, long b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
 
 // One run of consecutive output pixels of one column-matrix row that share an input row:
 // columns [col, col + len) of row `row`; of these, [col + lo, col + hi) read input elements
@@ -94,10 +98,12 @@ void im2col_tile(const ConvProblem& p, const T* x_image, size_t c_begin, size_t 
       if (s.step == 1) {
         std::memcpy(d, src, static_cast<size_t>(n) * sizeof(float));
       } else {
-        for (long j = 0; j < n; ++j) d[j] = src[j * s.step];
+        for (long j = 0; j < n; ++j)
+          d[j] = src[j * s.step];
       }
     } else {
-      for (long j = 0; j < n; ++j) d[j] = to_float(src[j * s.step]);
+      for (long j = 0; j < n; ++j)
+        d[j] = to_float(src[j * s.step]);
     }
     std::fill(dst + s.hi, dst + s.len, 0.0f);
   });
@@ -108,7 +114,8 @@ void col2im_add_tile(const ConvProblem& p, const float* col, size_t c_begin, siz
   for_each_segment(p, c_begin, c_count, p_begin, tile, [&](const Segment& s) {
     const float* src = col + s.row * tile + s.col + s.lo;
     float* dst = dx_image + s.input;
-    for (long j = 0; j < s.hi - s.lo; ++j) dst[j * s.step] += src[j];
+    for (long j = 0; j < s.hi - s.lo; ++j)
+      dst[j * s.step] += src[j];
   });
 }
 

@@ -1,0 +1,15 @@
+// CPU kernels for the convolution bias calls (see Backend::conv_bias_forward/backward).
+#pragma once
+
+#include "core/tensor_descriptor.hpp"
+
+namespace anydnn::cpu {
+
+void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
+                       const TensorDescriptor& y_desc, void* y, float alpha, float beta,
+                       int threads);
+void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                        const TensorDescriptor& db_desc, void* db, float alpha, float beta,
+                        int threads);
+
+}  // namespace anydnn::cpu

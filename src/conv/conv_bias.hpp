@@ -1,0 +1,17 @@
+// Convolution bias (miopenConvolutionForwardBias / BackwardBias): descriptor checks, then the
+// backend's kernel.
+#pragma once
+
+#include "core/handle.hpp"
+#include "core/tensor_descriptor.hpp"
+
+namespace anydnn {
+
+// y = alpha * (y + b) + beta * y, b of shape [1, K, 1, 1(, 1)] broadcast over y [N, K, ...].
+void conv_bias_forward(Handle& handle, const TensorDescriptor& b_desc, const void* b,
+                       const TensorDescriptor& y_desc, void* y, float alpha, float beta);
+// db = alpha * (sum of dy over N and space) + beta * db.
+void conv_bias_backward(Handle& handle, const TensorDescriptor& dy_desc, const void* dy,
+                        const TensorDescriptor& db_desc, void* db, float alpha, float beta);
+
+}  // namespace anydnn
