@@ -1,6 +1,7 @@
 # Third-party libraries. All come from Debian packages that .ci/run installs.
 find_package(Threads REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(SQLite3 REQUIRED)  # the find-db
 
 # OpenBLAS: prefer the OpenMP build so that its threads and ours share one libgomp pool
 # (the pthread build spins its own pool and fights our OpenMP threads for the cores).

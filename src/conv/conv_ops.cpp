@@ -41,11 +41,6 @@ const char* find_function_name(ConvDirection d) {
   return "FindConv";
 }
 
-// Record key: the canonical problem string plus the device, so a record never crosses devices.
-std::string record_key(Handle& handle, const ConvProblem& p) {
-  return p.network_config() + " @" + handle.backend().device_id();
-}
-
 float time_invoker(Handle& handle, const ConvInvoker& invoker, const ConvBuffers& bufs) {
   Backend& backend = handle.backend();
   const float cold = backend.run_timed([&] { invoker(bufs); });
@@ -141,34 +136,137 @@ size_t conv_workspace_size(Handle& handle, const ConvProblem& p) {
   return ws;
 }
 
+namespace {
+
+bool fits(Handle& handle, const ConvProblem& p, const ConvSolverEntry& e, const ConvBuffers& bufs) {
+  const size_t ws = e.solver->workspace_size(handle.context(), p);
+  return ws <= bufs.workspace_size && (ws == 0 || bufs.workspace != nullptr);
+}
+
+void register_found(Handle& handle, const std::string& network_config, const ConvFindEntry& e,
+                    ConvInvoker invoker) {
+  handle.conv_invokers().set_found(network_config, e.algorithm,
+                                   CachedConvInvoker{e.solver_id, e.solver_name, e.algorithm,
+                                                     e.workspace_size, std::move(invoker)});
+}
+
+// The best entry of each algorithm (entries in preference order), with invokers registered.
+std::vector<ConvFindEntry> register_best_per_algorithm(Handle& handle, const ConvProblem& p,
+                                                       const std::vector<ConvFindEntry>& ordered) {
+  std::vector<ConvFindEntry> result;
+  const auto& registry = handle.backend().conv_solvers();
+  for (const auto& e : ordered) {
+    const bool seen = std::any_of(result.begin(), result.end(),
+                                  [&](const auto& r) { return r.algorithm == e.algorithm; });
+    if (seen) continue;
+    register_found(handle, p.network_config(), e,
+                   registry.find(e.solver_id)->solver->make_invoker(handle.context(), p));
+    result.push_back(e);
+  }
+  return result;
+}
+
+// A find-db record's entries that still apply (solver known, enabled, applicable, fits the
+// workspace), fastest first.
+std::vector<ConvFindEntry> usable_entries(Handle& handle, const ConvProblem& p,
+                                          const std::vector<const ConvSolverEntry*>& solvers,
+                                          const ConvBuffers& bufs, const FindRecord& rec) {
+  std::vector<ConvFindEntry> out;
+  for (const auto& r : rec.entries) {
+    const auto it = std::find_if(solvers.begin(), solvers.end(),
+                                 [&](const auto* e) { return e->id == r.solver_id; });
+    if (it == solvers.end() || !fits(handle, p, **it, bufs)) continue;
+    ConvFindEntry e = r;
+    e.workspace_size = (*it)->solver->workspace_size(handle.context(), p);
+    out.push_back(e);
+  }
+  return out;
+}
+
+// FAST mode without a record: MIOpen's immediate-mode fallback. Applicable solvers in registry
+// (priority) order, fallbacks only when nothing else fits; nothing is timed (time -1).
+std::vector<ConvFindEntry> fallback_entries(Handle& handle, const ConvProblem& p,
+                                            const std::vector<const ConvSolverEntry*>& solvers,
+                                            const ConvBuffers& bufs) {
+  std::vector<ConvFindEntry> regular, fallback;
+  for (const auto* e : solvers) {
+    if (!fits(handle, p, *e, bufs)) continue;
+    ConvFindEntry entry{e->id, std::string(e->solver->name()), e->solver->algorithm(), -1.0f,
+                        e->solver->workspace_size(handle.context(), p)};
+    (e->solver->fallback_only() ? fallback : regular).push_back(entry);
+  }
+  return regular.empty() ? fallback : regular;
+}
+
+void log_chosen(const Config& cfg, const char* fn, const ConvProblem& p,
+                const std::vector<ConvFindEntry>& result) {
+  for (const auto& r : result) {
+    log_message(cfg, LogLevel::Info, fn,
+                std::string(algorithm_name(r.algorithm, p.direction())) + " " +
+                    std::to_string(r.time_ms) + " " + std::to_string(r.workspace_size));
+  }
+  const auto& chosen = result.front();
+  log_message(cfg, LogLevel::Info, fn,
+              std::string(direction_tag(p.direction())) +
+                  " Chosen Algorithm: " + chosen.solver_name + " , " +
+                  std::to_string(chosen.workspace_size) + ", " + std::to_string(chosen.time_ms));
+}
+
+}  // namespace
+
 std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
                                      bool exhaustive_search) {
   const Config& cfg = handle.config();
   const char* fn = find_function_name(p.direction());
+  // An exhaustive search always measures, like MIOPEN_FIND_MODE=NORMAL.
+  const FindMode mode = exhaustive_search ? FindMode::Normal : cfg.find_mode;
   log_message(cfg, LogLevel::Info, fn,
               "problem = " + p.key() + ", workspace = " + std::to_string(bufs.workspace_size) +
-                  (exhaustive_search ? ", exhaustive search" : ""));
+                  ", find mode = " + find_mode_name(mode));
   const auto solvers = applicable_conv_solvers(handle, p);
   ANYDNN_CHECK(!solvers.empty(), miopenStatusNotImplemented,
                "no applicable solver for " << p.key()
                                            << " (MIOPEN_LOG_LEVEL=6 lists why each was rejected)");
+  const std::string network_config = p.network_config();
+
+  // FAST, HYBRID and DYNAMIC_HYBRID use a find-db record when one applies; FAST also settles
+  // for the immediate-mode fallback. (DYNAMIC_HYBRID equals HYBRID here: every CPU solver takes
+  // any N, H and W.)
+  if (mode != FindMode::Normal) {
+    if (const auto rec = handle.find_db().load(network_config)) {
+      const auto usable = usable_entries(handle, p, solvers, bufs, *rec);
+      if (!usable.empty()) {
+        log_message(cfg, LogLevel::Info, fn,
+                    std::string("using the ") + find_record_source_name(rec->source) +
+                        " record: no solver timed");
+        auto result = register_best_per_algorithm(handle, p, usable);
+        log_chosen(cfg, fn, p, result);
+        return result;
+      }
+    }
+    if (mode == FindMode::Fast) {
+      const auto fallback = fallback_entries(handle, p, solvers, bufs);
+      ANYDNN_CHECK(!fallback.empty(), miopenStatusBadParm,
+                   "no solver for " << p.key() << " fits in the workspace of "
+                                    << bufs.workspace_size << " bytes");
+      log_message(cfg, LogLevel::Info, fn,
+                  "FAST: no find-db record, immediate-mode fallback: no solver timed");
+      auto result = register_best_per_algorithm(handle, p, fallback);
+      log_chosen(cfg, fn, p, result);
+      return result;
+    }
+  }
 
   // Fallback solvers (the naive ones) are timed only when nothing else applies and fits.
-  const auto fits = [&](const ConvSolverEntry* e) {
-    const size_t ws = e->solver->workspace_size(handle.context(), p);
-    return ws <= bufs.workspace_size && (ws == 0 || bufs.workspace != nullptr);
-  };
   const bool have_regular = std::any_of(solvers.begin(), solvers.end(), [&](const auto* e) {
-    return !e->solver->fallback_only() && fits(e);
+    return !e->solver->fallback_only() && fits(handle, p, *e, bufs);
   });
-
-  const std::string network_config = p.network_config();
   std::vector<ConvFindEntry> timed;
   std::map<int, std::pair<ConvFindEntry, ConvInvoker>> best;  // per algorithm
   for (const auto* e : solvers) {
     const ConvSolver& s = *e->solver;
     const size_t ws = s.workspace_size(handle.context(), p);
-    if (ws > bufs.workspace_size || (ws > 0 && bufs.workspace == nullptr)) {
+    if (!fits(handle, p, *e, bufs)) {
       log_message(cfg, LogLevel::Info2, fn,
                   std::string(s.name()) + ": skipped, needs workspace " + std::to_string(ws) +
                       " > " + std::to_string(bufs.workspace == nullptr ? 0 : bufs.workspace_size));
@@ -195,29 +293,13 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
 
   std::vector<ConvFindEntry> result;
   for (auto& [algo, pair] : best) {
-    auto& [entry, invoker] = pair;
-    handle.conv_invokers().set_found(
-        network_config, entry.algorithm,
-        CachedConvInvoker{entry.solver_id, entry.solver_name, entry.algorithm, entry.workspace_size,
-                          std::move(invoker)});
-    result.push_back(entry);
+    register_found(handle, network_config, pair.first, std::move(pair.second));
+    result.push_back(pair.first);
   }
   std::sort(result.begin(), result.end(),
             [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
-  std::stable_sort(timed.begin(), timed.end(),
-                   [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
-  handle.conv_find_records().store(record_key(handle, p), timed);
-
-  for (const auto& r : result) {
-    log_message(cfg, LogLevel::Info, fn,
-                std::string(algorithm_name(r.algorithm, p.direction())) + " " +
-                    std::to_string(r.time_ms) + " " + std::to_string(r.workspace_size));
-  }
-  const auto& chosen = result.front();
-  log_message(cfg, LogLevel::Info, fn,
-              std::string(direction_tag(p.direction())) +
-                  " Chosen Algorithm: " + chosen.solver_name + " , " +
-                  std::to_string(chosen.workspace_size) + ", " + std::to_string(chosen.time_ms));
+  handle.find_db().store(network_config, timed);
+  log_chosen(cfg, fn, p, result);
   return result;
 }
 
@@ -240,10 +322,10 @@ void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t 
 std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProblem& p) {
   auto applicable = applicable_conv_solvers(handle, p);
   std::vector<miopenConvSolution_t> out;
-  const auto record = handle.conv_find_records().load(record_key(handle, p));
+  const auto record = handle.find_db().load(p.network_config());
   if (record) {
     // Measured solutions first, by time, if they still apply under this configuration.
-    for (const auto& r : *record) {
+    for (const auto& r : record->entries) {
       const bool still = std::any_of(applicable.begin(), applicable.end(),
                                      [&](const auto* e) { return e->id == r.solver_id; });
       if (still) out.push_back({r.time_ms, r.workspace_size, r.solver_id, r.algorithm});

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/handle.hpp"
+#include "db/find_db.hpp"
 #include "problem/conv_problem.hpp"
-#include "solver/conv_find_records.hpp"
 #include "solver/conv_registry.hpp"
 
 namespace anydnn {

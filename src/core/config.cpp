@@ -107,6 +107,12 @@ Config Config::from_environment(std::string* warnings) {
   }
 
   if (const auto v = getenv_string("MIOPEN_DEBUG_FIND_ONLY_SOLVER")) c.find_only_solver = *v;
+  if (const auto v = getenv_string("MIOPEN_USER_DB_PATH")) c.user_db_path = *v;
+  if (const auto v = getenv_string("MIOPEN_SYSTEM_DB_PATH")) c.system_db_path = *v;
+  read_bool("MIOPEN_DEBUG_DISABLE_FIND_DB", c.find_db_disabled, warnings);
+  bool disable_wal = false;
+  read_bool("MIOPEN_DEBUG_DISABLE_SQL_WAL", disable_wal, warnings);
+  c.find_db_wal = !disable_wal;
   read_bool("MIOPEN_DEBUG_CONV_GEMM", c.conv_gemm_enabled, warnings);
   read_bool("MIOPEN_DEBUG_CONV_DIRECT", c.conv_direct_enabled, warnings);
   read_bool("MIOPEN_DEBUG_CONV_WINOGRAD", c.conv_winograd_enabled, warnings);

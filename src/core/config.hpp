@@ -37,9 +37,13 @@ struct Config {
   BackendKind backend = BackendKind::Cpu;
   int num_threads = 1;
 
-  // Find behaviour.
+  // Find behaviour and the find-db (docs/databases.md).
   FindMode find_mode = FindMode::DynamicHybrid;
-  std::string find_only_solver;  // MIOPEN_DEBUG_FIND_ONLY_SOLVER: id or name
+  std::string user_db_path;       // MIOPEN_USER_DB_PATH (empty: ~/.config/miopen)
+  std::string system_db_path;     // MIOPEN_SYSTEM_DB_PATH (empty: <prefix>/share/miopen/db)
+  bool find_db_disabled = false;  // MIOPEN_DEBUG_DISABLE_FIND_DB
+  bool find_db_wal = true;        // MIOPEN_DEBUG_DISABLE_SQL_WAL=1 turns WAL journaling off
+  std::string find_only_solver;   // MIOPEN_DEBUG_FIND_ONLY_SOLVER: id or name
   bool conv_gemm_enabled = true;
   bool conv_direct_enabled = true;
   bool conv_winograd_enabled = true;

@@ -9,6 +9,7 @@ Handle::Handle(const Config& config, void* stream) : config_(config) {
     backend_ = make_cpu_backend(config_);
     backend_->set_stream(stream);
   }
+  find_db_ = std::make_unique<FindDb>(config_, backend_->device_id());
 }
 
 }  // namespace anydnn

@@ -1,14 +1,13 @@
 // The library handle (miopenHandle_t). It owns everything with a lifetime longer than one call:
 // the configuration (environment read once), the backend and its stream, profiling state, the
-// invoker cache that connects Find to the legacy Convolution* calls, and the find records.
+// invoker cache that connects Find to the legacy Convolution* calls, and the find-db.
 #pragma once
 
 #include <memory>
-#include <mutex>
 
 #include "backend/backend.hpp"
 #include "core/config.hpp"
-#include "solver/conv_find_records.hpp"
+#include "db/find_db.hpp"
 #include "solver/conv_invoker_cache.hpp"
 #include "solver/conv_solver.hpp"
 
@@ -33,7 +32,7 @@ class Handle {
   }
 
   ConvInvokerCache& conv_invokers() { return conv_invokers_; }
-  ConvFindRecords& conv_find_records() { return conv_find_records_; }
+  FindDb& find_db() { return *find_db_; }
 
  private:
   Config config_;
@@ -41,7 +40,7 @@ class Handle {
   bool profiling_ = false;
   float kernel_time_ms_ = 0.0f;
   ConvInvokerCache conv_invokers_;
-  ConvFindRecords conv_find_records_;
+  std::unique_ptr<FindDb> find_db_;
 };
 
 }  // namespace anydnn
