@@ -109,6 +109,7 @@ std::optional<std::string> conv_spec_from_flags(InputFlags& f, ConvSpec& spec) {
   spec.in_layout = f.get_str("in_layout");
   spec.fil_layout = f.get_str("fil_layout");
   spec.out_layout = f.get_str("out_layout");
+  spec.pad_mode = pad_mode;
   const int c = f.get_int("in_channels");
   const int k = f.get_int("out_channels");
   spec.in_lens = {f.get_int("batchsize"), c};
@@ -165,6 +166,40 @@ std::optional<std::string> parse_conv_line(const std::string& line, ConvSpec& sp
   add_conv_flags(flags);
   if (auto err = flags.parse(static_cast<int>(argv.size()), argv.data(), 2)) return err;
   return conv_spec_from_flags(flags, spec);
+}
+
+std::string to_driver_args(const ConvSpec& s) {
+  std::ostringstream o;
+  const bool d3 = s.spatial_dims == 3;
+  const int c = s.in_lens[1];
+  const int k = s.transpose ? s.wei_lens[1] * s.groups : s.wei_lens[0];
+  o << s.base << " -n " << s.in_lens[0] << " -c " << c;
+  const char* in_flags[3] = {"--in_d", "-H", "-W"};
+  const char* fil_flags[3] = {"--fil_d", "-y", "-x"};
+  const char* pad_flags[3] = {"--pad_d", "-p", "-q"};
+  const char* stride_flags[3] = {"--conv_stride_d", "-u", "-v"};
+  const char* dil_flags[3] = {"--dilation_d", "-l", "-j"};
+  const char* adj_flags[3] = {"--trans_output_pad_d", "-Y", "-X"};
+  const int first = d3 ? 0 : 1;
+  for (int i = first; i < 3; ++i)
+    o << ' ' << in_flags[i] << ' ' << s.in_lens[2 + i - first];
+  o << " -k " << k;
+  for (int i = first; i < 3; ++i)
+    o << ' ' << fil_flags[i] << ' ' << s.wei_lens[2 + i - first];
+  for (int i = first; i < 3; ++i)
+    o << ' ' << pad_flags[i] << ' ' << s.pads[i - first];
+  for (int i = first; i < 3; ++i)
+    o << ' ' << stride_flags[i] << ' ' << s.strides[i - first];
+  for (int i = first; i < 3; ++i)
+    o << ' ' << dil_flags[i] << ' ' << s.dilations[i - first];
+  if (s.transpose)
+    for (int i = first; i < 3; ++i)
+      o << ' ' << adj_flags[i] << ' ' << s.trans_output_pads[i - first];
+  if (d3) o << " --spatial_dim 3";
+  o << " --in_layout " << s.in_layout << " --fil_layout " << s.fil_layout << " --out_layout "
+    << s.out_layout << " -m " << (s.transpose ? "trans" : "conv") << " -g " << s.groups;
+  if (s.pad_mode != "default") o << " -z " << s.pad_mode;
+  return o.str();
 }
 
 }  // namespace anydnn::driver

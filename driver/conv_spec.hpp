@@ -23,6 +23,7 @@ struct ConvSpec {
   std::vector<int> in_lens, wei_lens;
   std::vector<int> pads, strides, dilations, trans_output_pads;
   std::string in_layout, fil_layout, out_layout;
+  std::string pad_mode = "default";  // -z: same / valid re-derive the pads from the sizes
 
   // The output tensor's type: int8 convolutions write int32 (MIOpenDriver's convint8).
   miopenDataType_t output_type() const { return type == miopenInt8 ? miopenInt32 : type; }
@@ -44,5 +45,9 @@ std::optional<std::string> conv_spec_from_flags(InputFlags& flags, ConvSpec& spe
 
 // Parses a whole driver line ("conv -n 4 -c 64 ..."), e.g. from a problem list.
 std::optional<std::string> parse_conv_line(const std::string& line, ConvSpec& spec);
+
+// The problem back as driver arguments (base first, no -F/-V/-i/-t), a line parse_conv_line
+// reads into the same spec.
+std::string to_driver_args(const ConvSpec& spec);
 
 }  // namespace anydnn::driver

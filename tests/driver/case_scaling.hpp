@@ -1,0 +1,58 @@
+// How the MIOpen dev cases are shrunk to fit CI (docs/testing.md). Only the batch and the input's
+// spatial sizes change; channels, groups, filters, padding, strides, dilations, layouts, mode and
+// data type stay as in the case.
+//   1. N = min(N, 2).
+//   2. While the direct-convolution work of one direction exceeds kFlopBudget, halve (rounding
+//      up) the largest input spatial size that is still above its minimum, the smallest size
+//      that keeps at least two output positions along that axis where the original had them:
+//      max(1, (f - 1) * d + 1 - 2p) + s for a convolution, 2 for a transposed one.
+#pragma once
+
+#include <algorithm>
+
+#include "conv_spec.hpp"
+
+namespace anydnn::test {
+
+constexpr double kFlopBudget = 4e7;
+
+// Direct-convolution FLOPs of one direction (2 * N * C/G * K * taps * output positions).
+inline double conv_flops(const driver::ConvSpec& s) {
+  const int dims = s.spatial_dims;
+  double f = 2.0 * s.in_lens[0];
+  const int c = s.in_lens[1];
+  const int k = s.transpose ? s.wei_lens[1] * s.groups : s.wei_lens[0];
+  f *= static_cast<double>(c) / s.groups * k;
+  for (int i = 0; i < dims; ++i) {
+    const long in = s.in_lens[2 + i], fl = s.wei_lens[2 + i];
+    const long p = s.pads[i], st = s.strides[i], d = s.dilations[i];
+    // Output positions of the plain convolution behind the problem (for a transposed one that
+    // is its input).
+    const long out = s.transpose ? in : std::max(1L, (in + 2 * p - d * (fl - 1) - 1) / st + 1);
+    f *= static_cast<double>(fl) * static_cast<double>(out);
+  }
+  return f;
+}
+
+inline driver::ConvSpec scale_for_ci(driver::ConvSpec s) {
+  s.in_lens[0] = std::min(s.in_lens[0], 2);
+  const int dims = s.spatial_dims;
+  const auto minimum = [&](int i) {
+    if (s.transpose) return 2;
+    const int fl = s.wei_lens[2 + i], p = s.pads[i], st = s.strides[i], d = s.dilations[i];
+    return std::max(1, (fl - 1) * d + 1 - 2 * p) + st;
+  };
+  while (conv_flops(s) > kFlopBudget) {
+    int pick = -1;
+    for (int i = 0; i < dims; ++i) {
+      if (s.in_lens[2 + i] <= minimum(i)) continue;
+      if (pick < 0 || s.in_lens[2 + i] > s.in_lens[2 + pick]) pick = i;
+    }
+    if (pick < 0) break;  // every axis at its minimum: run as is
+    int& len = s.in_lens[2 + pick];
+    len = std::max(minimum(pick), (len + 1) / 2);
+  }
+  return s;
+}
+
+}  // namespace anydnn::test

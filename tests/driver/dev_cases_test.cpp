@@ -1,0 +1,82 @@
+// Every convolution case of MIOpen's own test suite (tests/problems/miopen_dev_cases_conv.txt)
+// through MIOpenDriver with -F 0 -V 1: all three directions (forward only for int8, as in
+// MIOpen), each verified against the double-accumulating reference, scaled down for CI by the
+// documented rule in case_scaling.hpp.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "case_scaling.hpp"
+#include "common_test_util.hpp"
+
+namespace anydnn::test {
+namespace {
+
+struct ProcessResult {
+  int status;
+  std::string output;
+};
+
+ProcessResult run(const std::string& cmd) {
+  ProcessResult r{-1, {}};
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), pipe) != nullptr)
+    r.output += buf.data();
+  r.status = pclose(pipe);
+  return r;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+    ++n;
+  return n;
+}
+
+class MIOpenDevCases : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MIOpenDevCases, VerifiesInEveryDirection) {
+  driver::ConvSpec spec;
+  ASSERT_FALSE(driver::parse_conv_line(GetParam(), spec)) << GetParam();
+  const driver::ConvSpec scaled = scale_for_ci(spec);
+  const std::string cmd =
+      std::string(ANYDNN_DRIVER_PATH) + " " + driver::to_driver_args(scaled) + " -F 0 -V 1 -i 1";
+  const ProcessResult r = run(cmd);
+  SCOPED_TRACE("case:    " + GetParam() + "\nran:     " + cmd + "\noutput:\n" + r.output);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(count(r.output, "FAILED"), 0);
+  const int directions = spec.type == miopenInt8 ? 1 : 3;
+  EXPECT_EQ(count(r.output, "Verifies OK on CPU reference"), directions);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevCases,
+                         ::testing::ValuesIn(load_problem_lines("miopen_dev_cases_conv.txt")),
+                         [](const auto& info) {
+                           return "L" + std::to_string(info.index) + "_" + test_name_of(info.param);
+                         });
+
+// The scaling rule itself: only N and spatial sizes change, and the work ends within budget
+// unless every axis is at its minimum.
+TEST(CaseScaling, KeepsEverythingButBatchAndSpatialSizes) {
+  for (const auto& line : load_problem_lines("miopen_dev_cases_conv.txt")) {
+    driver::ConvSpec s;
+    ASSERT_FALSE(driver::parse_conv_line(line, s));
+    const driver::ConvSpec t = scale_for_ci(s);
+    EXPECT_EQ(t.wei_lens, s.wei_lens) << line;
+    EXPECT_EQ(t.in_lens[1], s.in_lens[1]) << line;
+    EXPECT_EQ(t.pads, s.pads) << line;
+    EXPECT_EQ(t.strides, s.strides) << line;
+    EXPECT_EQ(t.dilations, s.dilations) << line;
+    EXPECT_EQ(t.groups, s.groups) << line;
+    EXPECT_LE(t.in_lens[0], 2) << line;
+    for (size_t i = 2; i < t.in_lens.size(); ++i)
+      EXPECT_LE(t.in_lens[i], s.in_lens[i]) << line;
+  }
+}
+
+}  // namespace
+}  // namespace anydnn::test
