@@ -23,6 +23,18 @@ double rms_range(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(sq) / (std::sqrt(static_cast<double>(a.size())) * mag);
 }
 
+double relative_rms(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.empty()) return std::numeric_limits<double>::infinity();
+  double sq = 0.0, mag = std::numeric_limits<double>::min();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) return std::numeric_limits<double>::quiet_NaN();
+    const double d = a[i] - b[i];
+    sq += d * d;
+    mag = std::max({mag, std::fabs(a[i]), std::fabs(b[i])});
+  }
+  return std::sqrt(sq) / (std::sqrt(static_cast<double>(a.size())) * mag);
+}
+
 double conv_default_tolerance(miopenDataType_t type) {
   switch (type) {
     case miopenHalf:

@@ -32,13 +32,9 @@ ConvBuffers make_conv_buffers(const ConvProblem& p, const void* x, const void* w
   return b;
 }
 
-void check_conv_alpha_beta(const void* alpha, const void* beta) {
-  ANYDNN_CHECK_BADPARM(alpha != nullptr, "alpha is a null pointer");
-  ANYDNN_CHECK_BADPARM(beta != nullptr, "beta is a null pointer");
-  const float a = *static_cast<const float*>(alpha);
-  const float b = *static_cast<const float*>(beta);
-  ANYDNN_CHECK(a == 1.0f && b == 0.0f, miopenStatusNotImplemented,
-               "Only alpha=1 and beta=0 is supported (got alpha=" << a << ", beta=" << b << ")");
+float read_scale(const void* value, const char* name) {
+  ANYDNN_CHECK_BADPARM(value != nullptr, name << " is a null pointer");
+  return *static_cast<const float*>(value);
 }
 
 void log_conv_command(const Config& config, const char* function, const ConvProblem& p,

@@ -22,8 +22,8 @@ ConvProblem make_conv_problem(ConvDirection dir, miopenTensorDescriptor_t x,
 ConvBuffers make_conv_buffers(const ConvProblem& p, const void* x, const void* w, const void* y,
                               void* workspace, size_t workspace_size);
 
-// MIOpen's rule for convolution scaling factors: alpha = 1 and beta = 0 only.
-void check_conv_alpha_beta(const void* alpha, const void* beta);
+// The host-side float a scaling-factor argument points to (BadParm when null).
+float read_scale(const void* value, const char* name);
 
 // "Command [<function>] ./bin/MIOpenDriver <key> -t 1 [-S <id>]" when MIOPEN_ENABLE_LOGGING_CMD.
 void log_conv_command(const Config& config, const char* function, const ConvProblem& p,

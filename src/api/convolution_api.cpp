@@ -80,10 +80,11 @@ miopenStatus_t run(const char* fn, miopenHandle_t handle, ConvDirection dir, int
     Handle& h = deref(handle);
     const ConvProblem p = make_conv_problem(dir, xDesc, wDesc, conv, yDesc);
     log_conv_command(h.config(), "LogCmdConvolution", p);
-    check_conv_alpha_beta(alpha, beta);
+    // General alpha/beta (MIOpen returns NotImplemented for 2-D unless 1/0; anydnn blends).
+    const ConvScale scale{read_scale(alpha, "alpha"), read_scale(beta, "beta")};
     ANYDNN_CHECK_BADPARM(algo >= 0 && algo <= 5 && algo != 4, "invalid algorithm " << algo);
     const ConvBuffers bufs = make_conv_buffers(p, x, w, y, workSpace, workSpaceSize);
-    conv_run_found(h, p, static_cast<miopenConvAlgorithm_t>(algo), bufs);
+    conv_run_found(h, p, static_cast<miopenConvAlgorithm_t>(algo), bufs, scale);
   });
 }
 
@@ -195,13 +196,6 @@ extern "C" miopenStatus_t miopenConvolutionBackwardWeights(
              convDesc, beta, dyDesc, dy, workSpace, workSpaceSize);
 }
 
-namespace {
-float scale_of(const void* p, const char* name) {
-  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
-  return *static_cast<const float*>(p);
-}
-}  // namespace
-
 extern "C" miopenStatus_t miopenConvolutionForwardBias(miopenHandle_t handle, const void* alpha,
                                                        const miopenTensorDescriptor_t bDesc,
                                                        const void* b, const void* beta,
@@ -211,7 +205,7 @@ extern "C" miopenStatus_t miopenConvolutionForwardBias(miopenHandle_t handle, co
   ANYDNN_LOG_API(cfg, handle, alpha, bDesc, b, beta, yDesc, y);
   return guard(cfg, __func__, [&] {
     conv_bias_forward(deref(handle), deref_set(bDesc, "bDesc"), b, deref_set(yDesc, "yDesc"), y,
-                      scale_of(alpha, "alpha"), scale_of(beta, "beta"));
+                      read_scale(alpha, "alpha"), read_scale(beta, "beta"));
   });
 }
 
@@ -224,6 +218,6 @@ extern "C" miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle, c
   ANYDNN_LOG_API(cfg, handle, alpha, dyDesc, dy, beta, dbDesc, db);
   return guard(cfg, __func__, [&] {
     conv_bias_backward(deref(handle), deref_set(dyDesc, "dyDesc"), dy, deref_set(dbDesc, "dbDesc"),
-                       db, scale_of(alpha, "alpha"), scale_of(beta, "beta"));
+                       db, read_scale(alpha, "alpha"), read_scale(beta, "beta"));
   });
 }

@@ -14,6 +14,9 @@ namespace anydnn {
 
 class ConvSolverRegistry;
 
+// Memory owned by a backend (host memory on the CPU, device memory on CUDA).
+using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -40,6 +43,13 @@ class Backend {
   virtual void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
                                   const TensorDescriptor& db_desc, void* db, float alpha,
                                   float beta) = 0;
+
+  // Scratch memory for the library's own use (e.g. a convolution result before blending).
+  virtual DeviceBuffer allocate(size_t bytes) = 0;
+  // dst = alpha * src + beta * dst over the logical elements of `desc` (both tensors laid out by
+  // it); beta = 0 ignores dst's old contents, NaN included.
+  virtual void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
+                           float beta) = 0;
 };
 
 // CPU backend: host pointers, OpenMP threads, wall-clock timing.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
 
@@ -303,8 +304,41 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
   return result;
 }
 
+namespace {
+
+// Runs a cached invoker and records its time. With scaling, the solver writes into scratch
+// memory and the backend blends that into the output (solvers themselves only overwrite).
+void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& inv,
+                 const ConvBuffers& bufs, ConvScale scale) {
+  check_workspace(bufs, inv.workspace_size, inv.solver_name);
+  Backend& backend = handle.backend();
+  if (scale.identity()) {
+    handle.record_kernel_time(backend.run_timed([&] { inv.invoker(bufs); }));
+    return;
+  }
+  const TensorDescriptor& out = p.direction() == ConvDirection::Forward        ? p.y()
+                                : p.direction() == ConvDirection::BackwardData ? p.x()
+                                                                               : p.w();
+  ANYDNN_CHECK(is_float_like(out.type()), miopenStatusNotImplemented,
+               "alpha/beta scaling of a " << data_type_name(out.type())
+                                          << " convolution output is not supported");
+  DeviceBuffer scratch = backend.allocate(out.num_bytes());
+  ConvBuffers redirected = bufs;
+  void** target = p.direction() == ConvDirection::Forward        ? &redirected.y
+                  : p.direction() == ConvDirection::BackwardData ? &redirected.x
+                                                                 : &redirected.w;
+  void* const user_out = *target;
+  *target = scratch.get();
+  handle.record_kernel_time(backend.run_timed([&] {
+    inv.invoker(redirected);
+    backend.scale_blend(out, scratch.get(), user_out, scale.alpha, scale.beta);
+  }));
+}
+
+}  // namespace
+
 void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t algo,
-                    const ConvBuffers& bufs) {
+                    const ConvBuffers& bufs, ConvScale scale) {
   const auto inv = handle.conv_invokers().found(p.network_config(), algo);
   // MIOpen's wording and status (UnknownError), which clients grep for.
   ANYDNN_CHECK(inv.has_value(), miopenStatusUnknownError,
@@ -314,9 +348,7 @@ void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t 
                                                                       : "backward weights")
                    << " with " << algorithm_name(algo, p.direction()) << " on " << p.key()
                    << ". Was find executed?");
-  check_workspace(bufs, inv->workspace_size, inv->solver_name);
-  const float ms = handle.backend().run_timed([&] { inv->invoker(bufs); });
-  handle.record_kernel_time(ms);
+  run_invoker(handle, p, *inv, bufs, scale);
 }
 
 std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProblem& p) {
@@ -365,9 +397,7 @@ void conv_run_solution(Handle& handle, const ConvProblem& p, uint64_t solution_i
                        const ConvBuffers& bufs) {
   conv_compile_solution(handle, p, solution_id);
   const auto inv = handle.conv_invokers().solution(p.network_config(), solution_id);
-  check_workspace(bufs, inv->workspace_size, inv->solver_name);
-  const float ms = handle.backend().run_timed([&] { inv->invoker(bufs); });
-  handle.record_kernel_time(ms);
+  run_invoker(handle, p, *inv, bufs, ConvScale{});
 }
 
 }  // namespace anydnn

@@ -31,9 +31,16 @@ size_t conv_workspace_size(Handle& handle, const ConvProblem& p);
 std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
                                      bool exhaustive_search);
 
+// Scaling of a run: output = alpha * convolution + beta * output.
+struct ConvScale {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  bool identity() const { return alpha == 1.0f && beta == 0.0f; }
+};
+
 // Runs the invoker a previous Find registered for `algo` on this problem.
 void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t algo,
-                    const ConvBuffers& bufs);
+                    const ConvBuffers& bufs, ConvScale scale = {});
 
 // Immediate mode.
 std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProblem& p);

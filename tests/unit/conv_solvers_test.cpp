@@ -110,7 +110,7 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
       out->poison();
       e.solver->make_invoker(ctx,
                              p)(ConvBuffers{x.data(), w.data(), y.data(), ws.data(), ws.size()});
-      const double err = ref::rms_range(expected, ref::to_logical(out->view()));
+      const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
       EXPECT_LE(err, tolerance(p)) << e.solver->name();
       ran.insert(std::string(e.solver->name()));
     }
@@ -161,7 +161,7 @@ TEST(ConvSolvers, NaiveForwardHandlesPaddedStrides) {
   ASSERT_TRUE(naive->solver->applicable(ctx, p));
   hy.poison();
   naive->solver->make_invoker(ctx, p)(ConvBuffers{hx.data(), hw.data(), hy.data(), nullptr, 0});
-  EXPECT_LE(ref::rms_range(expected, ref::to_logical(hy.view())), 1.5e-6);
+  EXPECT_LE(ref::relative_rms(expected, ref::to_logical(hy.view())), 1.5e-6);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // The CPU backend: host memory, OpenMP threads, wall-clock timing.
 #include <chrono>
+#include <new>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
+#include "backend/cpu/tensor_ops.hpp"
 #include "solver/conv_registry.hpp"
 
 namespace anydnn {
@@ -50,6 +52,15 @@ class CpuBackend final : public Backend {
                           const TensorDescriptor& db_desc, void* db, float alpha,
                           float beta) override {
     cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
+  }
+  DeviceBuffer allocate(size_t bytes) override {
+    constexpr std::align_val_t kAlign{64};
+    return DeviceBuffer(::operator new(bytes == 0 ? 1 : bytes, kAlign),
+                        [](void* p) { ::operator delete(p, kAlign); });
+  }
+  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
+                   float beta) override {
+    cpu::scale_blend(desc, src, dst, alpha, beta, threads_);
   }
 
  private:

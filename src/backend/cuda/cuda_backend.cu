@@ -63,6 +63,14 @@ class CudaBackend final : public Backend {
                          float, float) override {
     ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias on CUDA comes with the [cuda] work");
   }
+  DeviceBuffer allocate(size_t bytes) override {
+    void* p = nullptr;
+    check_cuda(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
+    return DeviceBuffer(p, [](void* q) { cudaFree(q); });
+  }
+  void scale_blend(const TensorDescriptor&, const void*, void*, float, float) override {
+    ANYDNN_THROW(miopenStatusNotImplemented, "tensor blending on CUDA comes with the [cuda] work");
+  }
   void conv_bias_backward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*,
                           float, float) override {
     ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias on CUDA comes with the [cuda] work");
