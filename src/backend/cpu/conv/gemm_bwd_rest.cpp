@@ -19,61 +19,40 @@ constexpr size_t kColumnBufferBytes = 1024 * 1024;
 
 struct Plan {
   GemmShape s;
-  size_t tile, tiles;
-  size_t dy_stage, w_stage, dx_stage;  // staging floats (0 for fp32)
-  explicit Plan(const ConvProblem& p) : s(p) {
+  size_t tile, tiles, staging;
+  explicit Plan(const ConvProblem& p) : s(p), staging(staging_floats(p)) {
     tile = gemm_tile_columns(s.rows, s.pixels, kColumnBufferBytes);
     tiles = (s.pixels + tile - 1) / tile;
-    const size_t n = p.batch();
-    dy_stage = staging_floats(p.data_type(), n * s.y_image);
-    w_stage = staging_floats(p.data_type(), p.out_channels() * s.rows);
-    dx_stage = staging_floats(p.data_type(), n * s.x_image);
   }
-  size_t workspace_bytes() const {
-    return (dy_stage + w_stage + dx_stage + s.rows * tile) * sizeof(float);
-  }
+  size_t workspace_bytes() const { return (staging + s.rows * tile) * sizeof(float); }
 };
 
-template <class T>
-void gemm_bwd(const ConvProblem& p, const Plan& plan, const ConvBuffers& b, int threads) {
+void gemm_bwd(const ConvProblem& p, const Plan& plan, const FloatTensors& f, float* col, int t,
+              int nt) {
   const GemmShape& s = plan.s;
-  float* ws = static_cast<float*>(b.workspace);
-  float* dy_scratch = ws;
-  float* w_scratch = dy_scratch + plan.dy_stage;
-  float* dx_scratch = w_scratch + plan.w_stage;
-  float* col = dx_scratch + plan.dx_stage;
-  const size_t n_count = p.batch();
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const float* dy = widen_in_region<T>(b.y, n_count * s.y_image, dy_scratch);
-    const float* w = widen_in_region<T>(b.w, p.out_channels() * s.rows, w_scratch);
-    float* dx = std::is_same_v<T, float> ? static_cast<float*>(b.x) : dx_scratch;
 #pragma omp for schedule(static)
-    for (long i = 0; i < static_cast<long>(n_count * s.x_image); ++i)
-      dx[i] = 0.0f;
-    for (size_t n = 0; n < n_count; ++n) {
-      for (size_t g = 0; g < s.groups; ++g) {
-        const float* wg = w + g * s.k_per_group * s.rows;
-        const float* dyg = dy + n * s.y_image + g * s.k_per_group * s.pixels;
-        for (size_t tile = 0; tile < plan.tiles; ++tile) {
-          const size_t p0 = tile * plan.tile;
-          const size_t width = std::min(plan.tile, s.pixels - p0);
-          sgemm_column_share(t, nt, /*a_trans=*/true, false, static_cast<int>(s.rows),
-                             static_cast<int>(width), static_cast<int>(s.k_per_group), 1.0f, wg,
-                             static_cast<int>(s.rows), dyg + p0, static_cast<int>(s.pixels), 0.0f,
-                             col, static_cast<int>(width));
+  for (long i = 0; i < static_cast<long>(p.batch() * s.x_image); ++i)
+    f.out[i] = 0.0f;
+  for (size_t n = 0; n < p.batch(); ++n) {
+    for (size_t g = 0; g < s.groups; ++g) {
+      const float* wg = f.w + g * s.k_per_group * s.rows;
+      const float* dyg = f.y + n * s.y_image + g * s.k_per_group * s.pixels;
+      for (size_t tile = 0; tile < plan.tiles; ++tile) {
+        const size_t p0 = tile * plan.tile;
+        const size_t width = std::min(plan.tile, s.pixels - p0);
+        sgemm_column_share(t, nt, /*a_trans=*/true, false, static_cast<int>(s.rows),
+                           static_cast<int>(width), static_cast<int>(s.k_per_group), 1.0f, wg,
+                           static_cast<int>(s.rows), dyg + p0, static_cast<int>(s.pixels), 0.0f,
+                           col, static_cast<int>(width));
 #pragma omp barrier
 #pragma omp for schedule(static)
-          for (long c = 0; c < static_cast<long>(s.c_per_group); ++c) {
-            col2im_add_tile(p, col + static_cast<size_t>(c) * s.taps * width,
-                            g * s.c_per_group + static_cast<size_t>(c), 1, p0, width,
-                            dx + n * s.x_image);
-          }
+        for (long c = 0; c < static_cast<long>(s.c_per_group); ++c) {
+          col2im_add_tile(p, col + static_cast<size_t>(c) * s.taps * width,
+                          g * s.c_per_group + static_cast<size_t>(c), 1, p0, width,
+                          f.out + n * s.x_image);
         }
       }
     }
-    narrow_in_region<T>(dx, b.x, n_count * s.x_image);
   }
 }
 
@@ -91,8 +70,13 @@ class GemmBwdRest final : public ConvSolver {
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, plan = Plan(p), threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(),
-                          [&](auto tag) { gemm_bwd<decltype(tag)>(p, plan, b, threads); });
+      float* scratch = static_cast<float*>(b.workspace);
+      float* col = scratch + plan.staging;
+      dispatch_float_type(p.data_type(), [&](auto tag) {
+        run_staged<decltype(tag)>(
+            p, b, scratch, threads,
+            [&](const FloatTensors& f, int t, int nt) { gemm_bwd(p, plan, f, col, t, nt); });
+      });
     };
   }
 };

@@ -9,37 +9,6 @@ namespace anydnn::cpu {
 
 namespace {
 
-template <class T>
-void gemm_fwd_1x1(const ConvProblem& p, const ConvBuffers& b, int threads) {
-  const GemmShape s(p);
-  const size_t n_count = p.batch();
-  const size_t x_count = n_count * s.x_image, w_count = p.out_channels() * s.rows,
-               y_count = n_count * s.y_image;
-  float* ws = static_cast<float*>(b.workspace);
-  float* x_scratch = ws;
-  float* w_scratch = x_scratch + staging_floats(p.data_type(), x_count);
-  float* y_scratch = w_scratch + staging_floats(p.data_type(), w_count);
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const float* x = widen_in_region<T>(b.x, x_count, x_scratch);
-    const float* w = widen_in_region<T>(b.w, w_count, w_scratch);
-    float* y = std::is_same_v<T, float> ? static_cast<float*>(b.y) : y_scratch;
-    for (size_t n = 0; n < n_count; ++n) {
-      for (size_t g = 0; g < s.groups; ++g) {
-        sgemm_column_share(
-            t, nt, false, false, static_cast<int>(s.k_per_group), static_cast<int>(s.pixels),
-            static_cast<int>(s.c_per_group), 1.0f, w + g * s.k_per_group * s.c_per_group,
-            static_cast<int>(s.c_per_group), x + n * s.x_image + g * s.c_per_group * s.pixels,
-            static_cast<int>(s.pixels), 0.0f, y + n * s.y_image + g * s.k_per_group * s.pixels,
-            static_cast<int>(s.pixels));
-      }
-    }
-#pragma omp barrier
-    narrow_in_region<T>(y, b.y, y_count);
-  }
-}
-
 class GemmFwd1x1 final : public ConvSolver {
  public:
   std::string_view name() const override { return "GemmFwd1x1_0_1"; }
@@ -49,16 +18,28 @@ class GemmFwd1x1 final : public ConvSolver {
     return gemm_1x1_support(p);
   }
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
-    const GemmShape s(p);
-    return (staging_floats(p.data_type(), p.batch() * (s.x_image + s.y_image)) +
-            staging_floats(p.data_type(), p.out_channels() * s.rows)) *
-           sizeof(float);
+    return staging_floats(p) * sizeof(float);
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(),
-                          [&](auto tag) { gemm_fwd_1x1<decltype(tag)>(p, b, threads); });
+      const GemmShape s(p);
+      dispatch_float_type(p.data_type(), [&](auto tag) {
+        run_staged<decltype(tag)>(
+            p, b, static_cast<float*>(b.workspace), threads,
+            [&](const FloatTensors& f, int t, int nt) {
+              for (size_t n = 0; n < p.batch(); ++n)
+                for (size_t g = 0; g < s.groups; ++g)
+                  sgemm_column_share(t, nt, false, false, static_cast<int>(s.k_per_group),
+                                     static_cast<int>(s.pixels), static_cast<int>(s.c_per_group),
+                                     1.0f, f.w + g * s.k_per_group * s.c_per_group,
+                                     static_cast<int>(s.c_per_group),
+                                     f.x + n * s.x_image + g * s.c_per_group * s.pixels,
+                                     static_cast<int>(s.pixels), 0.0f,
+                                     f.out + n * s.y_image + g * s.k_per_group * s.pixels,
+                                     static_cast<int>(s.pixels));
+            });
+      });
     };
   }
 };

@@ -1,10 +1,11 @@
-// Helpers shared by the GEMM-based CPU solvers: a column-slab split of one SGEMM over the
-// threads of a parallel region, and fp32 staging of half/bfloat16 tensors.
+// Helpers shared by the GEMM-based CPU solvers: problem support checks, GEMM shapes, a
+// column-slab split of one SGEMM over the threads of a parallel region, and fp32 staging of
+// half/bfloat16 tensors.
 #pragma once
 
 #include <omp.h>
 
-#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <type_traits>
 
@@ -13,6 +14,21 @@
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
+
+// The GEMM solvers' common requirements: packed NCHW / NCDHW tensors of a float type and GEMM
+// dimensions that fit cblas's int arguments.
+Applicability gemm_problem_support(const ConvProblem& p);
+
+// A 1x1 convolution with unit stride and no padding is a plain GEMM per image and group: the
+// image is already the column matrix (dilation has no effect with one tap).
+Applicability gemm_1x1_support(const ConvProblem& p);
+
+// Sizes every GEMM solver works with: per group, rows = C/G * filter taps of the column matrix,
+// k/c per group, and output pixels per image.
+struct GemmShape {
+  size_t groups, c_per_group, k_per_group, taps, rows, pixels, x_image, y_image;
+  explicit GemmShape(const ConvProblem& p);
+};
 
 // Row-major C[m x n] = alpha * op(A) * op(B) + beta * C, computed by the calling thread for its
 // share of C's columns (thread t of nt). Call it from every thread of a parallel region: the
@@ -25,62 +41,58 @@ void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n,
 // Columns per im2col/col2im tile so that `rows` x tile floats stay near `bytes` (an L2 share).
 size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes);
 
-// fp32 view of a tensor of `count` elements: the tensor itself for float, else its widened copy
-// in `scratch` (count floats), made by the calling parallel region.
-template <class T>
-const float* widen_in_region(const void* src, size_t count, float* scratch) {
-  if constexpr (std::is_same_v<T, float>) {
-    return static_cast<const float*>(src);
-  } else {
-    const T* s = static_cast<const T*>(src);
-#pragma omp for schedule(static)
-    for (long i = 0; i < static_cast<long>(count); ++i)
-      scratch[i] = to_float(s[i]);
-    return scratch;
-  }
-}
-
-template <class T>
-void narrow_in_region(const float* src, void* dst, size_t count) {
-  if constexpr (!std::is_same_v<T, float>) {
-    T* d = static_cast<T*>(dst);
-#pragma omp for schedule(static)
-    for (long i = 0; i < static_cast<long>(count); ++i)
-      d[i] = from_float<T>(src[i]);
-  }
-}
-
-// Floats of staging a tensor of `count` elements needs: 0 for fp32.
-inline size_t staging_floats(miopenDataType_t type, size_t count) {
-  return type == miopenFloat ? 0 : count;
-}
-
-}  // namespace anydnn::cpu
-
-namespace anydnn::cpu {
-
-// The GEMM solvers' common requirements: packed NCHW / NCDHW tensors of a float type and GEMM
-// dimensions that fit cblas's int arguments.
-Applicability gemm_problem_support(const ConvProblem& p);
-
-// Sizes every GEMM solver works with: per group, rows = C/G * filter taps of the column matrix,
-// k/c per group, and output pixels per image.
-struct GemmShape {
-  size_t groups, c_per_group, k_per_group, taps, rows, pixels, x_image, y_image;
-  explicit GemmShape(const ConvProblem& p);
+// The problem's tensors as packed fp32 arrays: x, w, y as the solver reads them, and the one the
+// direction writes (out aliases x, w or y).
+struct FloatTensors {
+  const float* x;
+  const float* w;
+  const float* y;
+  float* out;
 };
 
-}  // namespace anydnn::cpu
+// Floats of scratch run_staged needs: none for fp32; a copy of every tensor for 16-bit types.
+size_t staging_floats(const ConvProblem& p);
 
-namespace anydnn::cpu {
-
-// A 1x1 convolution with unit stride and no padding is a plain GEMM per image and group: the
-// image is already the column matrix (dilation has no effect with one tap).
-inline Applicability gemm_1x1_support(const ConvProblem& p) {
-  ANYDNN_REJECT_IF(p.filter_size() != (std::array<size_t, 3>{1, 1, 1}), "filter is not 1x1");
-  ANYDNN_REJECT_IF(p.strides() != (std::array<int, 3>{1, 1, 1}), "stride is not 1");
-  ANYDNN_REJECT_IF(p.pads() != (std::array<int, 3>{0, 0, 0}), "padding is not 0");
-  return gemm_problem_support(p);
+// Runs body(tensors, thread, threads) on every thread of one parallel region, with the tensors
+// in fp32: fp32 buffers are used in place; 16-bit inputs are widened into `scratch` first and the
+// output is computed there and narrowed into the caller's buffer after the body.
+template <class T, class Body>
+void run_staged(const ConvProblem& p, const ConvBuffers& b, float* scratch, int threads,
+                Body&& body) {
+  const GemmShape s(p);
+  const size_t counts[3] = {p.batch() * s.x_image, p.out_channels() * s.rows,
+                            p.batch() * s.y_image};
+  void* const buffers[3] = {b.x, b.w, b.y};
+  const int out = p.direction() == ConvDirection::BackwardData      ? 0
+                  : p.direction() == ConvDirection::BackwardWeights ? 1
+                                                                    : 2;
+  float* staged[3] = {scratch, scratch + counts[0], scratch + counts[0] + counts[1]};
+#pragma omp parallel num_threads(threads)
+  {
+    const float* f[3];
+    for (int i = 0; i < 3; ++i) {
+      if constexpr (std::is_same_v<T, float>) {
+        f[i] = static_cast<const float*>(buffers[i]);
+      } else {
+        f[i] = staged[i];
+        if (i != out) {
+          const T* src = static_cast<const T*>(buffers[i]);
+#pragma omp for schedule(static)
+          for (long e = 0; e < static_cast<long>(counts[i]); ++e)
+            staged[i][e] = to_float(src[e]);
+        }
+      }
+    }
+    FloatTensors tensors{f[0], f[1], f[2], const_cast<float*>(f[out])};
+    body(tensors, omp_get_thread_num(), omp_get_num_threads());
+    if constexpr (!std::is_same_v<T, float>) {
+#pragma omp barrier
+      T* dst = static_cast<T*>(buffers[out]);
+#pragma omp for schedule(static)
+      for (long e = 0; e < static_cast<long>(counts[out]); ++e)
+        dst[e] = from_float<T>(staged[out][e]);
+    }
+  }
 }
 
 }  // namespace anydnn::cpu

@@ -10,38 +10,6 @@ namespace anydnn::cpu {
 
 namespace {
 
-template <class T>
-void gemm_wrw_1x1(const ConvProblem& p, const ConvBuffers& b, int threads) {
-  const GemmShape s(p);
-  const size_t n_count = p.batch();
-  const size_t x_count = n_count * s.x_image, w_count = p.out_channels() * s.rows,
-               y_count = n_count * s.y_image;
-  float* ws = static_cast<float*>(b.workspace);
-  float* x_scratch = ws;
-  float* dy_scratch = x_scratch + staging_floats(p.data_type(), x_count);
-  float* dw_scratch = dy_scratch + staging_floats(p.data_type(), y_count);
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const float* x = widen_in_region<T>(b.x, x_count, x_scratch);
-    const float* dy = widen_in_region<T>(b.y, y_count, dy_scratch);
-    float* dw = std::is_same_v<T, float> ? static_cast<float*>(b.w) : dw_scratch;
-    for (size_t n = 0; n < n_count; ++n) {
-      for (size_t g = 0; g < s.groups; ++g) {
-        sgemm_column_share(t, nt, false, /*b_trans=*/true, static_cast<int>(s.k_per_group),
-                           static_cast<int>(s.c_per_group), static_cast<int>(s.pixels), 1.0f,
-                           dy + n * s.y_image + g * s.k_per_group * s.pixels,
-                           static_cast<int>(s.pixels),
-                           x + n * s.x_image + g * s.c_per_group * s.pixels,
-                           static_cast<int>(s.pixels), n == 0 ? 0.0f : 1.0f,
-                           dw + g * s.k_per_group * s.c_per_group, static_cast<int>(s.c_per_group));
-      }
-    }
-#pragma omp barrier
-    narrow_in_region<T>(dw, b.w, w_count);
-  }
-}
-
 class GemmWrw1x1 final : public ConvSolver {
  public:
   std::string_view name() const override { return "GemmWrw1x1_stride1"; }
@@ -52,16 +20,28 @@ class GemmWrw1x1 final : public ConvSolver {
     return gemm_1x1_support(p);
   }
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
-    const GemmShape s(p);
-    return (staging_floats(p.data_type(), p.batch() * (s.x_image + s.y_image)) +
-            staging_floats(p.data_type(), p.out_channels() * s.rows)) *
-           sizeof(float);
+    return staging_floats(p) * sizeof(float);
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(),
-                          [&](auto tag) { gemm_wrw_1x1<decltype(tag)>(p, b, threads); });
+      const GemmShape s(p);
+      dispatch_float_type(p.data_type(), [&](auto tag) {
+        run_staged<decltype(tag)>(
+            p, b, static_cast<float*>(b.workspace), threads,
+            [&](const FloatTensors& f, int t, int nt) {
+              for (size_t n = 0; n < p.batch(); ++n)
+                for (size_t g = 0; g < s.groups; ++g)
+                  sgemm_column_share(
+                      t, nt, false, /*b_trans=*/true, static_cast<int>(s.k_per_group),
+                      static_cast<int>(s.c_per_group), static_cast<int>(s.pixels), 1.0f,
+                      f.y + n * s.y_image + g * s.k_per_group * s.pixels,
+                      static_cast<int>(s.pixels),
+                      f.x + n * s.x_image + g * s.c_per_group * s.pixels,
+                      static_cast<int>(s.pixels), n == 0 ? 0.0f : 1.0f,
+                      f.out + g * s.k_per_group * s.c_per_group, static_cast<int>(s.c_per_group));
+            });
+      });
     };
   }
 };

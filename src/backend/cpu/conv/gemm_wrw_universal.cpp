@@ -19,57 +19,37 @@ constexpr size_t kColumnBufferBytes = 1024 * 1024;
 
 struct Plan {
   GemmShape s;
-  size_t tile, tiles;
-  size_t x_stage, dy_stage, dw_stage;
-  explicit Plan(const ConvProblem& p) : s(p) {
+  size_t tile, tiles, staging;
+  explicit Plan(const ConvProblem& p) : s(p), staging(staging_floats(p)) {
     tile = gemm_tile_columns(s.rows, s.pixels, kColumnBufferBytes);
     tiles = (s.pixels + tile - 1) / tile;
-    x_stage = staging_floats(p.data_type(), p.batch() * s.x_image);
-    dy_stage = staging_floats(p.data_type(), p.batch() * s.y_image);
-    dw_stage = staging_floats(p.data_type(), p.out_channels() * s.rows);
   }
-  size_t workspace_bytes() const {
-    return (x_stage + dy_stage + dw_stage + s.rows * tile) * sizeof(float);
-  }
+  size_t workspace_bytes() const { return (staging + s.rows * tile) * sizeof(float); }
 };
 
-template <class T>
-void gemm_wrw(const ConvProblem& p, const Plan& plan, const ConvBuffers& b, int threads) {
+void gemm_wrw(const ConvProblem& p, const Plan& plan, const FloatTensors& f, float* col, int t,
+              int nt) {
   const GemmShape& s = plan.s;
-  float* ws = static_cast<float*>(b.workspace);
-  float* x_scratch = ws;
-  float* dy_scratch = x_scratch + plan.x_stage;
-  float* dw_scratch = dy_scratch + plan.dy_stage;
-  float* col = dw_scratch + plan.dw_stage;
-  const size_t n_count = p.batch();
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const float* x = widen_in_region<T>(b.x, n_count * s.x_image, x_scratch);
-    const float* dy = widen_in_region<T>(b.y, n_count * s.y_image, dy_scratch);
-    float* dw = std::is_same_v<T, float> ? static_cast<float*>(b.w) : dw_scratch;
-    for (size_t n = 0; n < n_count; ++n) {
-      for (size_t g = 0; g < s.groups; ++g) {
-        const float* dyg = dy + n * s.y_image + g * s.k_per_group * s.pixels;
-        float* dwg = dw + g * s.k_per_group * s.rows;
-        for (size_t tile = 0; tile < plan.tiles; ++tile) {
-          const size_t p0 = tile * plan.tile;
-          const size_t width = std::min(plan.tile, s.pixels - p0);
+  for (size_t n = 0; n < p.batch(); ++n) {
+    for (size_t g = 0; g < s.groups; ++g) {
+      const float* dyg = f.y + n * s.y_image + g * s.k_per_group * s.pixels;
+      float* dwg = f.out + g * s.k_per_group * s.rows;
+      for (size_t tile = 0; tile < plan.tiles; ++tile) {
+        const size_t p0 = tile * plan.tile;
+        const size_t width = std::min(plan.tile, s.pixels - p0);
 #pragma omp for schedule(static)
-          for (long c = 0; c < static_cast<long>(s.c_per_group); ++c) {
-            im2col_tile<float>(p, x + n * s.x_image, g * s.c_per_group + static_cast<size_t>(c), 1,
-                               p0, width, col + static_cast<size_t>(c) * s.taps * width);
-          }
-          const float beta = (n == 0 && tile == 0) ? 0.0f : 1.0f;
-          sgemm_column_share(t, nt, false, /*b_trans=*/true, static_cast<int>(s.k_per_group),
-                             static_cast<int>(s.rows), static_cast<int>(width), 1.0f, dyg + p0,
-                             static_cast<int>(s.pixels), col, static_cast<int>(width), beta, dwg,
-                             static_cast<int>(s.rows));
-#pragma omp barrier
+        for (long c = 0; c < static_cast<long>(s.c_per_group); ++c) {
+          im2col_tile<float>(p, f.x + n * s.x_image, g * s.c_per_group + static_cast<size_t>(c), 1,
+                             p0, width, col + static_cast<size_t>(c) * s.taps * width);
         }
+        const float beta = (n == 0 && tile == 0) ? 0.0f : 1.0f;
+        sgemm_column_share(t, nt, false, /*b_trans=*/true, static_cast<int>(s.k_per_group),
+                           static_cast<int>(s.rows), static_cast<int>(width), 1.0f, dyg + p0,
+                           static_cast<int>(s.pixels), col, static_cast<int>(width), beta, dwg,
+                           static_cast<int>(s.rows));
+#pragma omp barrier
       }
     }
-    narrow_in_region<T>(dw, b.w, p.out_channels() * s.rows);
   }
 }
 
@@ -88,8 +68,13 @@ class GemmWrwUniversal final : public ConvSolver {
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, plan = Plan(p), threads](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(),
-                          [&](auto tag) { gemm_wrw<decltype(tag)>(p, plan, b, threads); });
+      float* scratch = static_cast<float*>(b.workspace);
+      float* col = scratch + plan.staging;
+      dispatch_float_type(p.data_type(), [&](auto tag) {
+        run_staged<decltype(tag)>(
+            p, b, scratch, threads,
+            [&](const FloatTensors& f, int t, int nt) { gemm_wrw(p, plan, f, col, t, nt); });
+      });
     };
   }
 };
