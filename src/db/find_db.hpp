@@ -70,7 +70,7 @@ class FindDb {
   std::optional<std::vector<ConvFindEntry>> query(SqliteDb& db, const std::string& problem);
   void disable_user(const std::string& why);
 
-  const Config& config_;
+  const Config config_;  // a copy: a FindDb may outlive the Config it was made from
   std::string device_;
   std::string user_dir_, system_dir_, user_path_;
   bool opened_ = false;
