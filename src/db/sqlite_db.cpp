@@ -23,11 +23,20 @@ SqliteDb::SqliteDb(const std::string& path, bool read_only, bool wal, int busy_t
     ANYDNN_THROW(miopenStatusInternalError, "cannot open " << path << ": " << msg);
   }
   sqlite3_busy_timeout(db_, busy_timeout_ms);
-  if (!read_only && wal) exec("PRAGMA journal_mode=WAL");
+  if (!read_only && wal) {
+    try {
+      exec("PRAGMA journal_mode=WAL");  // the first statement that reads the file
+    } catch (...) {
+      sqlite3_close_v2(db_);  // a throwing constructor runs no destructor
+      db_ = nullptr;
+      throw;
+    }
+  }
 }
 
+// close_v2 defers the close until any statement still alive is finalized, so nothing leaks.
 SqliteDb::~SqliteDb() {
-  sqlite3_close(db_);
+  sqlite3_close_v2(db_);
 }
 
 void SqliteDb::exec(const std::string& sql) {
