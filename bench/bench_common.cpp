@@ -1,0 +1,60 @@
+#include "bench_common.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+namespace anydnn::bench {
+
+double layer_flops(const driver::ConvSpec& s) {
+  double f = 2.0 * s.in_lens[0] * (static_cast<double>(s.in_lens[1]) / s.groups) * s.wei_lens[0];
+  for (size_t i = 0; i < s.pads.size(); ++i) {
+    const long in = s.in_lens[2 + i], fl = s.wei_lens[2 + i];
+    const long out = (in + 2 * s.pads[i] - s.dilations[i] * (fl - 1) - 1) / s.strides[i] + 1;
+    f *= static_cast<double>(fl) * static_cast<double>(std::max(1L, out));
+  }
+  return f;
+}
+
+std::string layer_name(const driver::ConvSpec& s) {
+  std::string in, f;
+  for (size_t i = 2; i < s.in_lens.size(); ++i) {
+    in += (i > 2 ? "x" : "") + std::to_string(s.in_lens[i]);
+    f += (i > 2 ? "x" : "") + std::to_string(s.wei_lens[i]);
+  }
+  std::string r = "n" + std::to_string(s.in_lens[0]) + " c" + std::to_string(s.in_lens[1]) + " " +
+                  in + " k" + std::to_string(s.wei_lens[0]) + " " + f + " p" +
+                  std::to_string(s.pads[0]) + " s" + std::to_string(s.strides[0]);
+  if (s.groups > 1) r += " g" + std::to_string(s.groups);
+  return r;
+}
+
+std::vector<Layer> load_layers(const std::string& file, int batch) {
+  std::ifstream in(file);
+  if (!in) {
+    std::cerr << "cannot open " << file << "\n";
+    return {};
+  }
+  std::vector<Layer> out;
+  int count = 1;
+  const std::regex multiplicity(R"(\) x([0-9]+),)");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      std::smatch m;
+      count = std::regex_search(line, m, multiplicity) ? std::stoi(m[1]) : 1;
+      continue;
+    }
+    driver::ConvSpec s;
+    if (auto err = driver::parse_conv_line(line, s)) {
+      std::cerr << "skipping '" << line << "': " << *err << "\n";
+      continue;
+    }
+    if (batch > 0) s.in_lens[0] = batch;
+    out.push_back({s, count});
+    count = 1;
+  }
+  return out;
+}
+
+}  // namespace anydnn::bench

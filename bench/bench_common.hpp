@@ -1,0 +1,46 @@
+// Shared pieces of the benchmarks: timing, problem lists, result tables.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "conv_spec.hpp"
+
+namespace anydnn::bench {
+
+enum class Dir { Fwd, Bwd, Wrw };
+inline const char* dir_name(Dir d) {
+  return d == Dir::Fwd ? "fwd" : d == Dir::Bwd ? "bwdd" : "bwdw";
+}
+
+// Median wall time of `reps` calls after one warm-up, in ms.
+template <class F>
+double median_ms(F&& f, int reps) {
+  f();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto s = std::chrono::steady_clock::now();
+    f();
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Direct-convolution FLOPs of a layer (the usual 2 N K C/G taps out count).
+double layer_flops(const driver::ConvSpec& s);
+// "n4 c64 56x56 k64 3x3 p1 s1" and similar.
+std::string layer_name(const driver::ConvSpec& s);
+// A problem line of a shape file and how often the layer occurs in its network: the "xN" of the
+// comment line right above it (shapes_resnet50.txt style), else 1.
+struct Layer {
+  driver::ConvSpec spec;
+  int count = 1;
+};
+// Problem lines of a MIOpenDriver-syntax file, with -n replaced by `batch` when > 0.
+std::vector<Layer> load_layers(const std::string& file, int batch);
+
+}  // namespace anydnn::bench
