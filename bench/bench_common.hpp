@@ -15,18 +15,25 @@ inline const char* dir_name(Dir d) {
   return d == Dir::Fwd ? "fwd" : d == Dir::Bwd ? "bwdd" : "bwdw";
 }
 
-// Median wall time of `reps` calls after one warm-up, in ms.
+// Wall times of `reps` calls after one warm-up, in ms, sorted.
 template <class F>
-double median_ms(F&& f, int reps) {
+std::vector<double> times_ms(F&& f, int reps) {
   f();
   std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
+  for (int i = 0; i < std::max(1, reps); ++i) {
     const auto s = std::chrono::steady_clock::now();
     f();
     t.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
   }
   std::sort(t.begin(), t.end());
+  return t;
+}
+
+// Median wall time of `reps` calls after one warm-up, in ms.
+template <class F>
+double median_ms(F&& f, int reps) {
+  const auto t = times_ms(f, reps);
   return t[t.size() / 2];
 }
 

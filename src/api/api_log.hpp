@@ -1,6 +1,6 @@
 // MIOPEN_ENABLE_LOGGING: one block per API call, in MIOpen's format (docs/log-formats.md):
 //   MIOpen(CPU): miopenStatus_t miopenConvolutionForward(miopenHandle_t, const void*, ...){
-//   MIOpen(CPU): 	handle = stream: 0, device_id: cpu-avx2-fma-2t
+//   MIOpen(CPU): 	handle = stream: 0, device_id: cpu-avx2-2t
 //   MIOpen(CPU): 	xDesc = {4, 64, 56, 56}, {200704, 3136, 56, 1}, packed,
 //   MIOpen(CPU): }
 // Values are formatted only when logging is on.

@@ -22,7 +22,7 @@ class Backend {
   virtual ~Backend() = default;
 
   virtual BackendKind kind() const = 0;
-  // Identifies the device in find-db keys and logs, e.g. "cpu-avx2-fma-2t" or "cuda-sm90-132".
+  // Identifies the device in find-db keys and logs, e.g. "cpu-avx2-2t" or "cuda-sm90-132".
   virtual std::string device_id() const = 0;
   // Ordered convolution solvers of this backend (docs/adding-a-solver.md).
   virtual const ConvSolverRegistry& conv_solvers() const = 0;

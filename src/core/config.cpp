@@ -91,6 +91,17 @@ Config Config::from_environment(std::string* warnings) {
     }
   }
 
+  c.cpu_isa = best_cpu_isa();
+  if (const auto v = getenv_string("ANYDNN_CPU_ISA")) {
+    const auto isa = parse_cpu_isa(*v);
+    if (isa && static_cast<int>(*isa) <= static_cast<int>(c.cpu_isa)) {
+      c.cpu_isa = *isa;
+    } else if (warnings != nullptr) {
+      *warnings += "ignoring ANYDNN_CPU_ISA='" + *v + "': expected one of generic, avx2, avx512 " +
+                   "that this CPU supports (best: " + cpu_isa_name(c.cpu_isa) + ")\n";
+    }
+  }
+
   if (const auto v = getenv_string("MIOPEN_FIND_MODE")) {
     const std::string m = lower(*v);
     if (m == "normal" || m == "1") {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "core/cpu_isa.hpp"
+
 namespace anydnn {
 
 enum class LogLevel : int {
@@ -36,6 +38,8 @@ struct Config {
   // Backend (MIOPEN_BACKEND) and CPU threads (ANYDNN_NUM_THREADS, default: all OpenMP threads).
   BackendKind backend = BackendKind::Cpu;
   int num_threads = 1;
+  // Vector instruction set of the CPU kernels (ANYDNN_CPU_ISA, default: the best supported).
+  CpuIsa cpu_isa = CpuIsa::Generic;
 
   // Find behaviour and the find-db (docs/databases.md).
   FindMode find_mode = FindMode::DynamicHybrid;

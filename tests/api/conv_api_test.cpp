@@ -1,8 +1,10 @@
 // Public C API: convolution descriptors, Find, the legacy run call, immediate mode, and every
 // kind of bad input, each returning its status with a logged reason.
 #include <gtest/gtest.h>
+
 #include <miopen/anydnn.h>
 #include <miopen/miopen.h>
+#include <set>
 
 #include <algorithm>
 
@@ -156,12 +158,18 @@ TEST(ConvApi, FindThenForwardMatchesReference) {
                                                   f.conv, f.y, f.hy.data(), 4, &found, perf,
                                                   ws.data(), ws.size(), false),
             miopenStatusSuccess);
-  // Best of each algorithm: GEMM only, since the naive direct solver is a fallback that Find
-  // times only when nothing else fits (FindWithoutWorkspace... below).
-  ASSERT_EQ(found, 1);
-  EXPECT_EQ(perf[0].fwd_algo, miopenConvolutionFwdAlgoGEMM);
-  EXPECT_GT(perf[0].memory, 0u);
-  EXPECT_GT(perf[0].time, 0.0f);
+  // Best of each algorithm: implicit GEMM and GEMM, fastest first; the naive direct solver is
+  // a fallback that Find times only when nothing else fits (FindWithoutWorkspace... below).
+  ASSERT_EQ(found, 2);
+  std::set<int> algos;
+  for (int i = 0; i < found; ++i) {
+    algos.insert(perf[i].fwd_algo);
+    EXPECT_GT(perf[i].memory, 0u);
+    EXPECT_GT(perf[i].time, 0.0f);
+  }
+  EXPECT_EQ(algos,
+            (std::set<int>{miopenConvolutionFwdAlgoGEMM, miopenConvolutionFwdAlgoImplicitGEMM}));
+  EXPECT_LE(perf[0].time, perf[1].time);
   for (int i = 0; i < found; ++i) {
     SCOPED_TRACE(perf[i].fwd_algo);
     f.hy.poison();
@@ -299,7 +307,7 @@ TEST(ConvApi, ImmediateMode) {
   size_t count = 0;
   ASSERT_EQ(miopenConvolutionForwardGetSolutionCount(f.handle, f.w, f.x, f.conv, f.y, &count),
             miopenStatusSuccess);
-  ASSERT_EQ(count, 2u);
+  ASSERT_EQ(count, 4u);  // two implicit GEMM solvers, GemmFwdRest, the naive fallback
   std::vector<miopenConvSolution_t> sols(count);
   ASSERT_EQ(miopenConvolutionForwardGetSolution(f.handle, f.w, f.x, f.conv, f.y, count, &count,
                                                 sols.data()),
@@ -309,7 +317,7 @@ TEST(ConvApi, ImmediateMode) {
     EXPECT_LT(s.time, 0.0f);
   const char* name = nullptr;
   ASSERT_EQ(anydnnGetConvSolverName(f.handle, sols[0].solution_id, &name), miopenStatusSuccess);
-  EXPECT_STREQ(name, "GemmFwdRest");
+  EXPECT_STREQ(name, "ImplicitGemmShiftedFwd");
   for (const auto& s : sols) {
     SCOPED_TRACE(s.solution_id);
     size_t ws_size = 0;
@@ -341,11 +349,14 @@ TEST(ConvApi, ImmediateMode) {
   ASSERT_EQ(miopenConvolutionForwardGetSolution(f.handle, f.w, f.x, f.conv, f.y, count, &count,
                                                 sols.data()),
             miopenStatusSuccess);
-  ASSERT_EQ(count, 2u);
-  EXPECT_GE(sols[0].time, 0.0f);  // measured by Find
+  ASSERT_EQ(count, 4u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_GE(sols[i].time, 0.0f);  // measured by Find
+  EXPECT_LE(sols[0].time, sols[1].time);
+  EXPECT_LE(sols[1].time, sols[2].time);
   EXPECT_EQ(static_cast<int>(sols[0].algorithm), static_cast<int>(perf[0].fwd_algo));
-  EXPECT_LT(sols[1].time, 0.0f);  // the fallback was not timed
-  ASSERT_EQ(anydnnGetConvSolverName(f.handle, sols[1].solution_id, &name), miopenStatusSuccess);
+  EXPECT_LT(sols[3].time, 0.0f);  // the fallback was not timed
+  ASSERT_EQ(anydnnGetConvSolverName(f.handle, sols[3].solution_id, &name), miopenStatusSuccess);
   EXPECT_STREQ(name, "ConvDirectNaiveConvFwd");
 
   expect_failure(miopenStatusBadParm, "miopenConvolutionForwardImmediate", "solution id 999", [&] {
@@ -355,7 +366,7 @@ TEST(ConvApi, ImmediateMode) {
   expect_failure(miopenStatusBadParm, "miopenConvolutionForwardImmediate", "too small", [&] {
     return miopenConvolutionForwardImmediate(
         f.handle, f.w, f.hw.data(), f.x, f.hx.data(), f.conv, f.y, f.hy.data(), nullptr, 0,
-        sols[0].algorithm == miopenConvolutionAlgoGEMM ? sols[0].solution_id : sols[1].solution_id);
+        sols[0].workspace_size > 0 ? sols[0].solution_id : sols[1].solution_id);
   });
 }
 

@@ -78,9 +78,13 @@ TEST(ConvFindModes, FastWithoutRecordUsesTheFallbackAndStoresNothing) {
     auto [r, log] = find_with(config_with_db(dir.path(), FindMode::Fast), s);
     EXPECT_FALSE(timed_something(log)) << log;
     EXPECT_NE(log.find("FAST: no find-db record, immediate-mode fallback"), std::string::npos);
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].solver_name, "GemmFwdRest");  // first applicable non-fallback solver
-    EXPECT_LT(r[0].time_ms, 0.0f);
+    // One entry per algorithm with an applicable solver (implicit GEMM, GEMM), each its
+    // first applicable non-fallback solver in registry order, none timed.
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].solver_name, "ImplicitGemmShiftedFwd");
+    EXPECT_EQ(r[1].solver_name, "GemmFwdRest");
+    for (const auto& e : r)
+      EXPECT_LT(e.time_ms, 0.0f);
   }
   // HYBRID finds no record either and measures.
   EXPECT_TRUE(timed_something(find_with(config_with_db(dir.path(), FindMode::Hybrid), s).second));
@@ -89,9 +93,10 @@ TEST(ConvFindModes, FastWithoutRecordUsesTheFallbackAndStoresNothing) {
 TEST(ConvFindModes, RecordWhoseSolversNoLongerApplyIsIgnored) {
   test::TempDir dir;
   SmallConv s;
-  find_with(config_with_db(dir.path(), FindMode::Normal), s);  // records GemmFwdRest
+  find_with(config_with_db(dir.path(), FindMode::Normal), s);  // records the GEMM solvers
   Config no_gemm = config_with_db(dir.path(), FindMode::Hybrid);
   no_gemm.conv_gemm_enabled = false;
+  no_gemm.conv_implicit_gemm_enabled = false;
   auto [r, log] = find_with(no_gemm, s);
   EXPECT_TRUE(timed_something(log)) << log;
   ASSERT_EQ(r.size(), 1u);
@@ -102,6 +107,17 @@ TEST(ConvSolverSelection, EnvironmentSwitchesAndAttributes) {
   SmallConv s;
   Config cfg;
   cfg.find_db_disabled = true;
+  {
+    // Registry order: the implicit GEMM solvers first, then GEMM, then the naive fallback.
+    Handle h(cfg, nullptr);
+    std::vector<std::string> names;
+    for (const auto* e : applicable_conv_solvers(h, s.problem()))
+      names.emplace_back(e->solver->name());
+    EXPECT_EQ(names, (std::vector<std::string>{"ImplicitGemmShiftedFwd", "ImplicitGemmFwd",
+                                               "GemmFwdRest", "ConvDirectNaiveConvFwd"}));
+  }
+  // The rest of this test switches GEMM and direct; implicit GEMM stays off.
+  cfg.conv_implicit_gemm_enabled = false;
   {
     Handle h(cfg, nullptr);
     const auto all = applicable_conv_solvers(h, s.problem());

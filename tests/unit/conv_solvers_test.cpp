@@ -9,6 +9,7 @@
 #include "common_test_util.hpp"
 #include "conv_reference.hpp"
 #include "core/conv_descriptor.hpp"
+#include "core/cpu_isa.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_registry.hpp"
@@ -71,17 +72,23 @@ double tolerance(const ConvProblem& p) {
   return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
 }
 
-class ConvSolvers : public ::testing::TestWithParam<std::string> {};
+// Each problem runs once per instruction set this CPU supports (generic, avx2, avx512), so the
+// portable fallbacks of the vector kernels are tested on the same machine as the fast ones.
+class ConvSolvers : public ::testing::TestWithParam<std::tuple<std::string, CpuIsa>> {};
 
 TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
+  const auto& [line, isa] = GetParam();
+  if (static_cast<int>(isa) > static_cast<int>(best_cpu_isa()))
+    GTEST_SKIP() << "this CPU lacks " << cpu_isa_name(isa);
   ConvSpec spec;
-  ASSERT_FALSE(driver::parse_conv_line(GetParam(), spec)) << GetParam();
+  ASSERT_FALSE(driver::parse_conv_line(line, spec)) << line;
   const Built b = build(spec);
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
   Config cfg;
   cfg.num_threads = 2;
+  cfg.cpu_isa = isa;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
 
@@ -115,7 +122,8 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
       ran.insert(std::string(e.solver->name()));
     }
     // Coverage promises: a naive solver takes every problem of its direction; a GEMM solver
-    // every packed NCHW/NCDHW one (1x1 stride-1 unpadded ones go to the 1x1 variant as well).
+    // every packed NCHW/NCDHW one (1x1 stride-1 unpadded ones go to the 1x1 variant as well);
+    // the fp32 fast solvers every packed fp32 one of their direction (2-D for some).
     static const char* kNaive[] = {"ConvDirectNaiveConvFwd", "ConvDirectNaiveConvBwd",
                                    "ConvDirectNaiveConvWrw"};
     static const char* kGemm[] = {"GemmFwdRest", "GemmBwdRest", "GemmWrwUniversal"};
@@ -124,15 +132,25 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
                                                                  : 2;
     EXPECT_TRUE(ran.count(kNaive[d]));
     const std::string nchw = spec.spatial_dims == 2 ? "NCHW" : "NCDHW";
-    if (spec.in_layout == nchw && spec.fil_layout == nchw && spec.out_layout == nchw)
-      EXPECT_TRUE(ran.count(kGemm[d]));
+    const bool packed =
+        spec.in_layout == nchw && spec.fil_layout == nchw && spec.out_layout == nchw;
+    if (packed) EXPECT_TRUE(ran.count(kGemm[d]));
+    if (packed && spec.type == miopenFloat && d == 0) {
+      EXPECT_TRUE(ran.count("ImplicitGemmFwd"));
+      if (spec.spatial_dims == 2) EXPECT_TRUE(ran.count("ImplicitGemmShiftedFwd"));
+    }
     EXPECT_GE(ran.size(), 1u);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Problems, ConvSolvers,
-                         ::testing::ValuesIn(test::load_problem_lines("conv_problems.txt")),
-                         [](const auto& info) { return test::test_name_of(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Problems, ConvSolvers,
+    ::testing::Combine(::testing::ValuesIn(test::load_problem_lines("conv_problems.txt")),
+                       ::testing::Values(CpuIsa::Avx512, CpuIsa::Avx2, CpuIsa::Generic)),
+    [](const auto& info) {
+      return test::test_name_of(std::get<0>(info.param)) + "_" +
+             cpu_isa_name(std::get<1>(info.param));
+    });
 
 // Non-packed strides: only the naive solver applies, and it reads through the strides.
 TEST(ConvSolvers, NaiveForwardHandlesPaddedStrides) {

@@ -8,19 +8,23 @@
 namespace anydnn::cpu {
 
 // Factories, one per file in conv/.
-std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd();  // conv/conv_direct_naive_fwd.cpp
-std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd();  // conv/conv_direct_naive_bwd.cpp
-std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw();  // conv/conv_direct_naive_wrw.cpp
-std::unique_ptr<ConvSolver> make_gemm_fwd_rest();          // conv/gemm_fwd_rest.cpp
-std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();           // conv/gemm_fwd_1x1.cpp
-std::unique_ptr<ConvSolver> make_gemm_bwd_rest();          // conv/gemm_bwd_rest.cpp
-std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();           // conv/gemm_bwd_1x1.cpp
-std::unique_ptr<ConvSolver> make_gemm_wrw_universal();     // conv/gemm_wrw_universal.cpp
-std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();           // conv/gemm_wrw_1x1.cpp
+std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd();      // conv/conv_direct_naive_fwd.cpp
+std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd();      // conv/conv_direct_naive_bwd.cpp
+std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw();      // conv/conv_direct_naive_wrw.cpp
+std::unique_ptr<ConvSolver> make_gemm_fwd_rest();              // conv/gemm_fwd_rest.cpp
+std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();               // conv/gemm_fwd_1x1.cpp
+std::unique_ptr<ConvSolver> make_gemm_bwd_rest();              // conv/gemm_bwd_rest.cpp
+std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();               // conv/gemm_bwd_1x1.cpp
+std::unique_ptr<ConvSolver> make_gemm_wrw_universal();         // conv/gemm_wrw_universal.cpp
+std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();               // conv/gemm_wrw_1x1.cpp
+std::unique_ptr<ConvSolver> make_implicit_gemm_fwd();          // conv/implicit_gemm_fwd.cpp
+std::unique_ptr<ConvSolver> make_implicit_gemm_shifted_fwd();  // conv/implicit_gemm_shifted_fwd.cpp
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
   // Forward
+  list.push_back({11, make_implicit_gemm_shifted_fwd()});
+  list.push_back({10, make_implicit_gemm_fwd()});
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
   // Backward data

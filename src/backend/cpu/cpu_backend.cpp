@@ -13,21 +13,13 @@ namespace anydnn {
 
 namespace {
 
-std::string cpu_features() {
-  std::string f;
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) f += "-avx512f";
-  if (__builtin_cpu_supports("avx2")) f += "-avx2";
-  if (__builtin_cpu_supports("fma")) f += "-fma";
-#endif
-  return f.empty() ? "-generic" : f;
-}
-
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
-      : device_id_("cpu" + cpu_features() + "-" + std::to_string(config.num_threads) + "t"),
+      :  // The kernels' instruction set and the thread count decide the timings, so both name the
+         // device whose find records apply.
+        device_id_("cpu-" + std::string(cpu_isa_name(config.cpu_isa)) + "-" +
+                   std::to_string(config.num_threads) + "t"),
         conv_solvers_(cpu::make_conv_registry()),
         threads_(config.num_threads) {}
 

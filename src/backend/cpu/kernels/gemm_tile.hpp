@@ -1,0 +1,49 @@
+// Register-blocked SGEMM tiles: the innermost loop of every GEMM-shaped CPU convolution
+// (implicit GEMM, Winograd, 1x1). One implementation per instruction set, each in its own
+// file compiled for that set (gemm_tile_avx512.cpp, gemm_tile_avx2.cpp, gemm_tile_generic.cpp);
+// gemm_tiles(isa) returns the set the configuration asks for.
+//
+// A tile computes C[0:m, 0:n] = A[0:m, 0:kc] * B[0:kc, 0:n] (or adds it to C) where
+//  - A is read in place: A(i, k) = a[i * lda + k] (weights rows, no packing needed);
+//  - B is either a packed panel (GemmTileFn): kc rows of `nr` floats, 64-byte aligned, row k
+//    at bp + k * nr, all nr columns read (columns n..nr-1 are never stored); or rows that are
+//    shifted views of one array (GemmTileOffsetFn): row k at b + koff[k], read in place,
+//    unaligned, nothing past column n-1 touched;
+//  - C(i, j) = c[i * ldc + j]; m <= mr and n <= nr (edge tiles are cheaper variants).
+#pragma once
+
+#include "core/cpu_isa.hpp"
+
+namespace anydnn::cpu {
+
+using GemmTileFn = void (*)(int kc, const float* a, long lda, const float* bp, float* c, long ldc,
+                            int m, int n, bool accumulate);
+
+using GemmTileOffsetFn = void (*)(int kc, const float* a, long lda, const float* b,
+                                  const long* koff, float* c, long ldc, int m, int n,
+                                  bool accumulate);
+
+struct GemmTileShape {
+  int mr = 0;          // rows of C per tile (A rows broadcast)
+  int nr = 0;          // columns of C per tile (vector lanes times vectors)
+  double speed = 1.0;  // relative throughput per flop, for the plans' cost models
+  GemmTileFn fn = nullptr;
+  GemmTileOffsetFn offset_fn = nullptr;
+};
+
+// The tile shapes of one instruction set, preferred first; a GEMM plan picks the shape that
+// wastes the least work on its M and N edges.
+struct GemmTiles {
+  CpuIsa isa = CpuIsa::Generic;
+  int count = 0;
+  GemmTileShape shapes[4];
+};
+
+const GemmTiles& gemm_tiles(CpuIsa isa);
+
+// Per-instruction-set providers (one per file; the x86 ones exist only in x86 builds).
+const GemmTiles& gemm_tiles_generic();
+const GemmTiles& gemm_tiles_avx2();
+const GemmTiles& gemm_tiles_avx512();
+
+}  // namespace anydnn::cpu

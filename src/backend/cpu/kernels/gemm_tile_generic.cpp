@@ -1,0 +1,51 @@
+// Portable SGEMM tile: plain C++ the compiler vectorizes for the baseline target (SSE2 on
+// x86-64). The fallback for CPUs without AVX2 and for non-x86 builds.
+#include "backend/cpu/kernels/gemm_tile.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+constexpr int kMr = 4;
+constexpr int kNr = 16;
+
+template <bool kOffset>
+void tile(int kc, const float* a, long lda, const float* bsrc, const long* koff, float* c, long ldc,
+          int m, int n, bool accumulate) {
+  float acc[kMr][kNr] = {};
+  for (int k = 0; k < kc; ++k) {
+    float b[kNr] = {};
+    const float* row = kOffset ? bsrc + koff[k] : bsrc + static_cast<long>(k) * kNr;
+    // Offset rows are read only up to column n (the caller guarantees nothing past it).
+    const int cols = kOffset ? n : kNr;
+    for (int j = 0; j < cols; ++j)
+      b[j] = row[j];
+    for (int i = 0; i < kMr; ++i) {
+      const float ai = i < m ? a[i * lda + k] : 0.0f;
+      for (int j = 0; j < kNr; ++j)
+        acc[i][j] += ai * b[j];
+    }
+  }
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+}
+
+void packed(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m, int n,
+            bool accumulate) {
+  tile<false>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
+}
+
+void offset(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
+            int m, int n, bool accumulate) {
+  tile<true>(kc, a, lda, b, koff, c, ldc, m, n, accumulate);
+}
+
+}  // namespace
+
+const GemmTiles& gemm_tiles_generic() {
+  static const GemmTiles tiles{CpuIsa::Generic, 1, {{kMr, kNr, 1.0, &packed, &offset}}};
+  return tiles;
+}
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,50 @@
+#include "core/cpu_isa.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace anydnn {
+
+CpuIsa best_cpu_isa() {
+#if defined(__x86_64__) && defined(ANYDNN_HAVE_X86_KERNELS)
+  __builtin_cpu_init();
+  // The AVX-512 kernels are built for the Skylake-SP subset (F, VL, DQ, BW).
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+    return CpuIsa::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c"))
+    return CpuIsa::Avx2;
+#endif
+  return CpuIsa::Generic;
+}
+
+std::vector<CpuIsa> supported_cpu_isas() {
+  std::vector<CpuIsa> out;
+  for (int i = 0; i <= static_cast<int>(best_cpu_isa()); ++i)
+    out.push_back(static_cast<CpuIsa>(i));
+  return out;
+}
+
+const char* cpu_isa_name(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Generic:
+      return "generic";
+    case CpuIsa::Avx2:
+      return "avx2";
+    case CpuIsa::Avx512:
+      return "avx512";
+  }
+  return "unknown";
+}
+
+std::optional<CpuIsa> parse_cpu_isa(const std::string& name) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (CpuIsa isa : {CpuIsa::Generic, CpuIsa::Avx2, CpuIsa::Avx512})
+    if (n == cpu_isa_name(isa)) return isa;
+  return std::nullopt;
+}
+
+}  // namespace anydnn
