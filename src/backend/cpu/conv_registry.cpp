@@ -19,15 +19,19 @@ std::unique_ptr<ConvSolver> make_gemm_wrw_universal();         // conv/gemm_wrw_
 std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();               // conv/gemm_wrw_1x1.cpp
 std::unique_ptr<ConvSolver> make_implicit_gemm_fwd();          // conv/implicit_gemm_fwd.cpp
 std::unique_ptr<ConvSolver> make_implicit_gemm_shifted_fwd();  // conv/implicit_gemm_shifted_fwd.cpp
+std::unique_ptr<ConvSolver> make_winograd_f4x3_fwd();          // conv/winograd_f4x3_fwd.cpp
+std::unique_ptr<ConvSolver> make_winograd_f4x3_bwd();          // conv/winograd_f4x3_bwd.cpp
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
   // Forward
+  list.push_back({12, make_winograd_f4x3_fwd()});
   list.push_back({11, make_implicit_gemm_shifted_fwd()});
   list.push_back({10, make_implicit_gemm_fwd()});
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
   // Backward data
+  list.push_back({13, make_winograd_f4x3_bwd()});
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
