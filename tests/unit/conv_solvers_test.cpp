@@ -139,6 +139,9 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
       EXPECT_TRUE(ran.count("ImplicitGemmFwd"));
       if (spec.spatial_dims == 2) EXPECT_TRUE(ran.count("ImplicitGemmShiftedFwd"));
     }
+    if (packed && spec.type == miopenFloat && d == 1) EXPECT_TRUE(ran.count("ImplicitGemmBwd"));
+    if (packed && spec.type == miopenFloat && d == 2 && spec.spatial_dims == 2)
+      EXPECT_TRUE(ran.count("ImplicitGemmShiftedWrw"));
     EXPECT_GE(ran.size(), 1u);
   }
 }

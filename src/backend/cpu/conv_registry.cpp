@@ -21,6 +21,8 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_fwd();          // conv/implicit_
 std::unique_ptr<ConvSolver> make_implicit_gemm_shifted_fwd();  // conv/implicit_gemm_shifted_fwd.cpp
 std::unique_ptr<ConvSolver> make_winograd_f4x3_fwd();          // conv/winograd_f4x3_fwd.cpp
 std::unique_ptr<ConvSolver> make_winograd_f4x3_bwd();          // conv/winograd_f4x3_bwd.cpp
+std::unique_ptr<ConvSolver> make_implicit_gemm_bwd();          // conv/implicit_gemm_bwd.cpp
+std::unique_ptr<ConvSolver> make_implicit_gemm_shifted_wrw();  // conv/implicit_gemm_shifted_wrw.cpp
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
@@ -32,9 +34,11 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({2, make_gemm_fwd_rest()});
   // Backward data
   list.push_back({13, make_winograd_f4x3_bwd()});
+  list.push_back({14, make_implicit_gemm_bwd()});
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
+  list.push_back({15, make_implicit_gemm_shifted_wrw()});
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
   // Any shape, layout and type: the fallbacks.

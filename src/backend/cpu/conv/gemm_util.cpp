@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "backend/cpu/kernels/gemm_tile.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cpu {
@@ -60,6 +61,21 @@ size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes) {
   size_t tile = bytes / (std::max<size_t>(rows, 1) * sizeof(float));
   tile = std::max<size_t>(64, tile / 16 * 16);
   return std::min(tile, columns);
+}
+
+WeightsA::WeightsA(long rows_, long row_floats_)
+    : rows(rows_), row_floats(row_floats_), lda(padded_lda(row_floats_)) {}
+
+size_t WeightsA::buffer_floats() const {
+  return lda == row_floats ? 0 : static_cast<size_t>((rows * lda + 15) / 16 * 16);
+}
+
+const float* WeightsA::prepare(const float* w, float* buffer) const {
+  if (lda == row_floats) return w;
+#pragma omp for schedule(static)
+  for (long r = 0; r < rows; ++r)
+    std::copy(w + r * row_floats, w + (r + 1) * row_floats, buffer + r * lda);
+  return buffer;
 }
 
 size_t staging_floats(const ConvProblem& p) {

@@ -41,6 +41,16 @@ void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n,
 // Columns per im2col/col2im tile so that `rows` x tile floats stay near `bytes` (an L2 share).
 size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes);
 
+// The weights as the A matrix of a GEMM tile (rows x row_floats): w itself, or a copy with
+// padded rows where w's rows would alias in L1 (padded_lda in kernels/gemm_tile.hpp).
+struct WeightsA {
+  long rows = 0, row_floats = 0, lda = 0;
+  WeightsA(long rows_, long row_floats_);
+  size_t buffer_floats() const;  // scratch a copy needs (0: none)
+  // Called by every thread of a parallel region (work-shared copy, then a barrier).
+  const float* prepare(const float* w, float* buffer) const;
+};
+
 // The problem's tensors as packed fp32 arrays: x, w, y as the solver reads them, and the one the
 // direction writes (out aliases x, w or y).
 struct FloatTensors {

@@ -17,9 +17,11 @@ namespace {
 
 struct FwdPlan {
   GemmShape shape;
+  WeightsA weights;
   ConvGemmPlan gemm;
   FwdPlan(const ExecutionContext& ctx, const ConvProblem& p)
       : shape(p),
+        weights(static_cast<long>(p.out_channels()), static_cast<long>(shape.rows)),
         gemm(ctx.config.cpu_isa, static_cast<long>(shape.k_per_group),
              static_cast<long>(shape.rows), static_cast<long>(p.batch() * shape.pixels),
              ctx.config.num_threads) {}
@@ -36,7 +38,8 @@ class ImplicitGemmFwd final : public ConvSolver {
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const FwdPlan plan(ctx, p);
-    return scratch_bytes(plan.gemm.thread_floats(), plan.gemm.threads());
+    return plan.weights.buffer_floats() * sizeof(float) +
+           scratch_bytes(plan.gemm.thread_floats(), plan.gemm.threads());
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     auto plan = std::make_shared<const FwdPlan>(ctx, p);
@@ -53,7 +56,11 @@ class ImplicitGemmFwd final : public ConvSolver {
 #pragma omp parallel num_threads(plan->gemm.threads())
       {
         const int t = omp_get_thread_num();
-        float* scratch = scratch_share(buf.workspace, plan->gemm.thread_floats(), t);
+        float* wcopy = scratch_share(buf.workspace, 0, 0);
+        float* scratch =
+            scratch_share(wcopy + plan->weights.buffer_floats(), plan->gemm.thread_floats(), t);
+        const float* a = plan->weights.prepare(w, wcopy);
+        const long lda = plan->weights.lda;
         for (size_t g = 0; g < s.groups; ++g) {
           ImplicitB b;
           b.src = x + static_cast<long>(g * s.c_per_group) * in_pixels;
@@ -71,8 +78,8 @@ class ImplicitGemmFwd final : public ConvSolver {
           c.image_stride = static_cast<long>(s.y_image);
           c.row_stride = static_cast<long>(s.pixels);
           c.dims = b.grid;
-          plan->gemm.run(t, w + static_cast<long>(g * s.k_per_group * s.rows),
-                         static_cast<long>(s.rows), b, c, scratch, false);
+          plan->gemm.run(t, a + static_cast<long>(g * s.k_per_group) * lda, lda, b, c, scratch,
+                         false);
         }
       }
     };

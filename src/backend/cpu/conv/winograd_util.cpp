@@ -95,7 +95,7 @@ ConvInvoker winograd_f4x3_invoker(const ExecutionContext& ctx, const ConvProblem
       for (long r = 0; r < rows; ++r) {
         const long g = r / o.out_c, k = r % o.out_c;
         winograd_f4x3_weights(plan.transforms(), w + g * filters, o.out_c, o.in_c, o.backward, k,
-                              k + 1, u + g * u_group);
+                              k + 1, u + g * u_group, plan.ldu());
       }
       const int t = omp_get_thread_num();
       float* mine = scratch_share(scratch, plan.thread_floats(), t);

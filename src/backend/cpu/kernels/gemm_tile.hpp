@@ -4,7 +4,8 @@
 // gemm_tiles(isa) returns the set the configuration asks for.
 //
 // A tile computes C[0:m, 0:n] = A[0:m, 0:kc] * B[0:kc, 0:n] (or adds it to C) where
-//  - A is read in place: A(i, k) = a[i * lda + k] (weights rows, no packing needed);
+//  - A is read in place: A(i, k) = a[i * lda + k] (weights rows, no packing needed), or, for
+//    GemmTileARowsFn, a[aoff[i] + k] (rows anywhere in one array);
 //  - B is either a packed panel (GemmTileFn): kc rows of `nr` floats, 64-byte aligned, row k
 //    at bp + k * nr, all nr columns read (columns n..nr-1 are never stored); or rows that are
 //    shifted views of one array (GemmTileOffsetFn): row k at b + koff[k], read in place,
@@ -23,12 +24,16 @@ using GemmTileOffsetFn = void (*)(int kc, const float* a, long lda, const float*
                                   const long* koff, float* c, long ldc, int m, int n,
                                   bool accumulate);
 
+using GemmTileARowsFn = void (*)(int kc, const float* a, const long* aoff, const float* bp,
+                                 float* c, long ldc, int m, int n, bool accumulate);
+
 struct GemmTileShape {
   int mr = 0;          // rows of C per tile (A rows broadcast)
   int nr = 0;          // columns of C per tile (vector lanes times vectors)
   double speed = 1.0;  // relative throughput per flop, for the plans' cost models
   GemmTileFn fn = nullptr;
   GemmTileOffsetFn offset_fn = nullptr;
+  GemmTileARowsFn arows_fn = nullptr;  // A rows by offset, B packed
 };
 
 // The tile shapes of one instruction set, preferred first; a GEMM plan picks the shape that
@@ -40,6 +45,13 @@ struct GemmTiles {
 };
 
 const GemmTiles& gemm_tiles(CpuIsa isa);
+
+// Leading dimension for an A matrix the caller lays out itself. A tile reads mr rows of A side
+// by side; rows a multiple of 2 KiB apart map to a few L1 sets and evict each other (measured:
+// 2x slower at 8 KiB), so such row lengths get 16 floats of padding.
+inline long padded_lda(long row_floats) {
+  return row_floats % 512 == 0 ? row_floats + 16 : row_floats;
+}
 
 // Per-instruction-set providers (one per file; the x86 ones exist only in x86 builds).
 const GemmTiles& gemm_tiles_generic();

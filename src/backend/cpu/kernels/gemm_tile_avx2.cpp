@@ -10,9 +10,14 @@ namespace {
 
 enum class BSource { Packed, Offset, OffsetMasked };  // as in gemm_tile_avx512.cpp
 
-template <int MR, int NV, BSource kSrc>
+// kARows: row i of A at a + aoff[i] (any rows of one array), else at a + i * lda.
+template <int MR, int NV, BSource kSrc, bool kARows = false>
 void tile(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
-          int n, bool accumulate) {
+          int n, bool accumulate, const long* aoff = nullptr) {
+  const float* arow[MR];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+    arow[i] = kARows ? a + aoff[i] : a + i * lda;
   __m256i masks[NV];
   if constexpr (kSrc == BSource::OffsetMasked) {
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -39,7 +44,7 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
     }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(a + i * lda + k);
+      const __m256 ai = _mm256_broadcast_ss(arow[i] + k);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
@@ -67,12 +72,13 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
   }
 }
 
-template <int MR, int NV, BSource kSrc, int M = MR>
+template <int MR, int NV, BSource kSrc, bool kARows = false, int M = MR>
 void tile_rows(int kc, const float* a, long lda, const float* b, const long* koff, float* c,
-               long ldc, int m, int n, bool accumulate) {
+               long ldc, int m, int n, bool accumulate, const long* aoff = nullptr) {
   if constexpr (M >= 1) {
-    if (m == M) return tile<M, NV, kSrc>(kc, a, lda, b, koff, c, ldc, n, accumulate);
-    return tile_rows<MR, NV, kSrc, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate);
+    if (m == M) return tile<M, NV, kSrc, kARows>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
+    return tile_rows<MR, NV, kSrc, kARows, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate,
+                                                  aoff);
   }
 }
 
@@ -80,6 +86,12 @@ template <int MR, int NV>
 void packed(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m, int n,
             bool accumulate) {
   tile_rows<MR, NV, BSource::Packed>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
+}
+
+template <int MR, int NV>
+void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, long ldc, int m,
+           int n, bool accumulate) {
+  tile_rows<MR, NV, BSource::Packed, true>(kc, a, 0, bp, nullptr, c, ldc, m, n, accumulate, aoff);
 }
 
 template <int MR, int NV>
@@ -96,9 +108,9 @@ void offset(int kc, const float* a, long lda, const float* b, const long* koff, 
 const GemmTiles& gemm_tiles_avx2() {
   static const GemmTiles tiles{CpuIsa::Avx2,
                                3,
-                               {{6, 16, 1.0, &packed<6, 2>, &offset<6, 2>},
-                                {4, 24, 0.95, &packed<4, 3>, &offset<4, 3>},
-                                {12, 8, 0.85, &packed<12, 1>, &offset<12, 1>}}};
+                               {{6, 16, 1.0, &packed<6, 2>, &offset<6, 2>, &arows<6, 2>},
+                                {4, 24, 0.95, &packed<4, 3>, &offset<4, 3>, &arows<4, 3>},
+                                {12, 8, 0.85, &packed<12, 1>, &offset<12, 1>, &arows<12, 1>}}};
   return tiles;
 }
 

@@ -20,9 +20,14 @@ enum class BSource {
 
 // MR x (NV * 16) tile: MR * NV accumulators stay in registers for the whole k loop; each k
 // step loads NV vectors of B and broadcasts MR elements of A.
-template <int MR, int NV, BSource kSrc>
+// kARows: row i of A at a + aoff[i] (any rows of one array), else at a + i * lda.
+template <int MR, int NV, BSource kSrc, bool kARows = false>
 void tile(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
-          int n, bool accumulate) {
+          int n, bool accumulate, const long* aoff = nullptr) {
+  const float* arow[MR];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+    arow[i] = kARows ? a + aoff[i] : a + i * lda;
   __mmask16 masks[NV];
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
@@ -51,7 +56,7 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
     }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[i * lda + k]);
+      const __m512 ai = _mm512_set1_ps(arow[i][k]);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
@@ -81,12 +86,13 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
 }
 
 // Edge rows: a tile of m < MR rows is its own instantiation, so its loop stays unrolled.
-template <int MR, int NV, BSource kSrc, int M = MR>
+template <int MR, int NV, BSource kSrc, bool kARows = false, int M = MR>
 void tile_rows(int kc, const float* a, long lda, const float* b, const long* koff, float* c,
-               long ldc, int m, int n, bool accumulate) {
+               long ldc, int m, int n, bool accumulate, const long* aoff = nullptr) {
   if constexpr (M >= 1) {
-    if (m == M) return tile<M, NV, kSrc>(kc, a, lda, b, koff, c, ldc, n, accumulate);
-    return tile_rows<MR, NV, kSrc, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate);
+    if (m == M) return tile<M, NV, kSrc, kARows>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
+    return tile_rows<MR, NV, kSrc, kARows, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate,
+                                                  aoff);
   }
 }
 
@@ -94,6 +100,12 @@ template <int MR, int NV>
 void packed(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m, int n,
             bool accumulate) {
   tile_rows<MR, NV, BSource::Packed>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
+}
+
+template <int MR, int NV>
+void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, long ldc, int m,
+           int n, bool accumulate) {
+  tile_rows<MR, NV, BSource::Packed, true>(kc, a, 0, bp, nullptr, c, ldc, m, n, accumulate, aoff);
 }
 
 template <int MR, int NV>
@@ -112,10 +124,10 @@ const GemmTiles& gemm_tiles_avx512() {
   // a 217 FMA peak), 24x16 ~140.
   static const GemmTiles tiles{CpuIsa::Avx512,
                                4,
-                               {{8, 48, 1.0, &packed<8, 3>, &offset<8, 3>},
-                                {12, 32, 0.97, &packed<12, 2>, &offset<12, 2>},
-                                {6, 64, 0.97, &packed<6, 4>, &offset<6, 4>},
-                                {24, 16, 0.75, &packed<24, 1>, &offset<24, 1>}}};
+                               {{8, 48, 1.0, &packed<8, 3>, &offset<8, 3>, &arows<8, 3>},
+                                {12, 32, 0.97, &packed<12, 2>, &offset<12, 2>, &arows<12, 2>},
+                                {6, 64, 0.97, &packed<6, 4>, &offset<6, 4>, &arows<6, 4>},
+                                {24, 16, 0.75, &packed<24, 1>, &offset<24, 1>, &arows<24, 1>}}};
   return tiles;
 }
 

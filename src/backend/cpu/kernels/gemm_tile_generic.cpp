@@ -11,7 +11,7 @@ constexpr int kNr = 16;
 
 template <bool kOffset>
 void tile(int kc, const float* a, long lda, const float* bsrc, const long* koff, float* c, long ldc,
-          int m, int n, bool accumulate) {
+          int m, int n, bool accumulate, const long* aoff = nullptr) {
   float acc[kMr][kNr] = {};
   for (int k = 0; k < kc; ++k) {
     float b[kNr] = {};
@@ -21,7 +21,7 @@ void tile(int kc, const float* a, long lda, const float* bsrc, const long* koff,
     for (int j = 0; j < cols; ++j)
       b[j] = row[j];
     for (int i = 0; i < kMr; ++i) {
-      const float ai = i < m ? a[i * lda + k] : 0.0f;
+      const float ai = i >= m ? 0.0f : aoff != nullptr ? a[aoff[i] + k] : a[i * lda + k];
       for (int j = 0; j < kNr; ++j)
         acc[i][j] += ai * b[j];
     }
@@ -41,10 +41,15 @@ void offset(int kc, const float* a, long lda, const float* b, const long* koff, 
   tile<true>(kc, a, lda, b, koff, c, ldc, m, n, accumulate);
 }
 
+void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, long ldc, int m,
+           int n, bool accumulate) {
+  tile<false>(kc, a, 0, bp, nullptr, c, ldc, m, n, accumulate, aoff);
+}
+
 }  // namespace
 
 const GemmTiles& gemm_tiles_generic() {
-  static const GemmTiles tiles{CpuIsa::Generic, 1, {{kMr, kNr, 1.0, &packed, &offset}}};
+  static const GemmTiles tiles{CpuIsa::Generic, 1, {{kMr, kNr, 1.0, &packed, &offset, &arows}}};
   return tiles;
 }
 

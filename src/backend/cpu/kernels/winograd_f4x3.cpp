@@ -26,8 +26,8 @@ const WinogradTransforms& winograd_transforms(CpuIsa isa) {
 }
 
 void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long out_channels,
-                           long in_channels, bool flip, long k0, long k1, float* u) {
-  const long plane = out_channels * in_channels;
+                           long in_channels, bool flip, long k0, long k1, float* u, long ldu) {
+  const long plane = out_channels * ldu;
   // Filters (k, c) for consecutive c: 9 floats apart forward; a whole row of out_channels
   // filters apart backward (w is in_channels x out_channels there).
   const long lane_stride = flip ? out_channels * 9 : 9;
@@ -35,7 +35,7 @@ void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long ou
     for (long c = 0; c < in_channels; c += tr.lanes) {
       const int count = static_cast<int>(std::min<long>(tr.lanes, in_channels - c));
       const float* f = flip ? w + (c * out_channels + k) * 9 : w + (k * in_channels + c) * 9;
-      tr.weights(f, lane_stride, count, flip, u + k * in_channels + c, plane);
+      tr.weights(f, lane_stride, count, flip, u + k * ldu + c, plane);
     }
 }
 
@@ -48,7 +48,8 @@ WinogradF4x3Plan::WinogradF4x3Plan(CpuIsa isa, long batch, long in_channels, lon
       in_h_(in_h),
       in_w_(in_w),
       out_h_(out_h),
-      out_w_(out_w) {
+      out_w_(out_w),
+      ldu_(padded_lda(in_channels)) {
   const long th = ceil_div(out_h, 4), tw = ceil_div(out_w, 4);
   tiles_ = batch * th * tw;
   threads = std::max(1, threads);
@@ -146,7 +147,7 @@ void WinogradF4x3Plan::run(int t, const float* x, const float* u, float* y, floa
                       static_cast<size_t>(nr - lane) * sizeof(float));
     }
     for (int xi = 0; xi < 36; ++xi) {
-      const float* a = u + static_cast<long>(xi) * out_c_ * in_c_;
+      const float* a = u + static_cast<long>(xi) * out_c_ * ldu_;
       const float* bx = v + xi * v_xi;
       float* mx = m + xi * m_xi;
       for (long i0 = k0; i0 < k1; i0 += mr) {
@@ -154,7 +155,7 @@ void WinogradF4x3Plan::run(int t, const float* x, const float* u, float* y, floa
         for (long c0 = 0; c0 < in_c_; c0 += kc_) {
           const int kc = static_cast<int>(std::min<long>(kc_, in_c_ - c0));
           for (long p = 0; p < used_panels; ++p)
-            tile_.fn(kc, a + i0 * in_c_ + c0, in_c_, bx + (p * in_c_ + c0) * nr,
+            tile_.fn(kc, a + i0 * ldu_ + c0, ldu_, bx + (p * in_c_ + c0) * nr,
                      mx + (i0 - k0) * block_ + p * nr, block_, rows, nr, c0 > 0);
         }
       }

@@ -53,8 +53,9 @@ const WinogradTransforms& winograd_transforms_avx512();
 // roles of k and c swap and the filter is rotated by 180 degrees, g = rot180(w[c][k]), so dx is
 // the forward convolution of dy with these filters. Transforms filters k in [k0, k1) of
 // `out_channels` x `in_channels`, vectorized over c.
+// U rows are `ldu` floats apart (in_channels or more: padded_lda).
 void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long out_channels,
-                           long in_channels, bool flip, long k0, long k1, float* u);
+                           long in_channels, bool flip, long k0, long k1, float* u, long ldu);
 
 // Geometry and blocking of one Winograd convolution (per group): the "input" is x (forward) or
 // dy (backward data), the "output" y or dx, always with a 3x3 filter and unit stride.
@@ -66,7 +67,8 @@ class WinogradF4x3Plan {
 
   int threads() const { return tm_ * tn_; }
   const WinogradTransforms& transforms() const { return *tr_; }
-  size_t u_floats() const { return 36 * static_cast<size_t>(out_c_) * static_cast<size_t>(in_c_); }
+  long ldu() const { return ldu_; }
+  size_t u_floats() const { return 36 * static_cast<size_t>(out_c_) * static_cast<size_t>(ldu_); }
   size_t thread_floats() const { return thread_floats_; }
 
   // Thread t's share: tiles of its blocks, output channels of its share. `u` holds the
@@ -78,6 +80,7 @@ class WinogradF4x3Plan {
   const WinogradTransforms* tr_;
   GemmTileShape tile_;
   long in_c_, out_c_, in_h_, in_w_, out_h_, out_w_;
+  long ldu_;  // row length of U[xi] (padded_lda of in_c_)
   long tiles_ = 0;
   long block_ = 0;  // tiles per block: a multiple of the tile width nr
   int kc_ = 0;
