@@ -1,7 +1,7 @@
 // ImplicitGemmShiftedFwd: forward 2-D convolution of packed NCHW fp32 tensors as a GEMM whose
-// B rows are read in place (kernels/shifted_gemm.hpp) from the padded, phase-split copy x̂ of
-// x (shifted_input.hpp): im2col row (c, r, s) is x̂ shifted by koff(c, r, s), so nothing is
-// packed per block. Columns with ow >= OW are computed and dropped (Wq - OW of each Wq: 2 of 58
+// B rows are contiguous runs (kernels/shifted_gemm.hpp) of the padded, phase-split copy x̂ of
+// x (shifted_input.hpp): im2col row (c, r, s) is x̂ shifted by koff(c, r, s), so packing is a
+// plain copy. Columns with ow >= OW are computed and dropped (Wq - OW of each Wq: 2 of 58
 // for a 56x56 3x3 layer). Pays where packing is the cost: few output channels (M) on large
 // feature maps.
 #include <memory>

@@ -55,7 +55,9 @@ ShiftedGemmPlan::ShiftedGemmPlan(CpuIsa isa, long m, long k, long cols, long ima
       std::max(ceil_div(cols_, max_nc), ceil_div(static_cast<long>(tn_), std::max(1L, images_)));
   nc_ = round_up(std::max(1L, ceil_div(cols_, blocks_per_image_)), tile_.nr);
   blocks_per_image_ = ceil_div(std::max(1L, cols_), nc_);
-  thread_floats_ = static_cast<size_t>(round_up(rows * nc_, 16));
+  // Packed B panels (kc x nc, 64-byte multiples), then the C block (rows x nc).
+  panel_floats_ = round_up(static_cast<long>(kc_) * nc_, 16);
+  thread_floats_ = static_cast<size_t>(panel_floats_ + round_up(rows * nc_, 16));
 }
 
 void ShiftedGemmPlan::run(int t, const float* a, long lda, const ShiftedB& b, const ShiftedC& c,
@@ -75,25 +77,41 @@ void ShiftedGemmPlan::run(int t, const float* a, long lda, const ShiftedB& b, co
     if (q0 >= cols_) continue;
     const long ncols = std::min(nc_, cols_ - q0);
     const float* src = b.src + n * b.image_stride + q0;
-    float* dst = direct ? c.dst + n * c.image_stride + q0 + m0 * c.row_stride : scratch;
+    float* panels = scratch;
+    float* cbuf = scratch + panel_floats_;
+    float* dst = direct ? c.dst + n * c.image_stride + q0 + m0 * c.row_stride : cbuf;
     const long ldc = direct ? c.row_stride : nc_;
+    const long npanels = ceil_div(ncols, nr);
     for (long kb = 0; kb < k_; kb += kc_) {
       const int kc = static_cast<int>(std::min<long>(kc_, k_ - kb));
+      // Every row of B is a contiguous run of the source: the panels are plain copies.
+      for (long p = 0; p < npanels; ++p) {
+        const long j0 = p * nr;
+        const long width = std::min<long>(nr, ncols - j0);
+        float* panel = panels + p * kc * nr;
+        for (int kk = 0; kk < kc; ++kk) {
+          float* __restrict d = panel + static_cast<long>(kk) * nr;
+          const float* __restrict from = src + b.koff[kb + kk] + j0;
+          for (long j = 0; j < width; ++j)
+            d[j] = from[j];
+          for (long j = width; j < nr; ++j)
+            d[j] = 0.0f;
+        }
+      }
       for (long i0 = m0; i0 < m1; i0 += mr) {
         const int rows = static_cast<int>(std::min<long>(mr, m1 - i0));
         const float* a_tile = a + i0 * lda + kb;
         float* c_rows = dst + (i0 - m0) * ldc;
-        for (long j = 0; j < ncols; j += nr) {
-          const int cols = static_cast<int>(std::min<long>(nr, ncols - j));
-          tile_.offset_fn(kc, a_tile, lda, src + j, b.koff + kb, c_rows + j, ldc, rows, cols,
-                          kb > 0);
+        for (long p = 0; p < npanels; ++p) {
+          const int cols = static_cast<int>(std::min<long>(nr, ncols - p * nr));
+          tile_.fn(kc, a_tile, lda, panels + p * kc * nr, c_rows + p * nr, ldc, rows, cols, kb > 0);
         }
       }
     }
     if (direct) continue;
     // Keep the columns with ow < out_w, row by row of the output grid.
     for (long m = m0; m < m1; ++m) {
-      const float* __restrict from = scratch + (m - m0) * nc_;
+      const float* __restrict from = cbuf + (m - m0) * nc_;
       float* out = c.dst + n * c.image_stride + m * c.row_stride;
       for (long q = q0; q < q0 + ncols;) {
         const long oh = q / c.grid_w, ow = q % c.grid_w;

@@ -1,9 +1,10 @@
-// GEMM whose B rows are shifted windows of one array, read in place (no packing):
+// GEMM whose B rows are shifted windows of one array:
 //   B(kk, q) = src[n * image_stride + koff[kk] + q],  q in [0, cols) for each image n.
 // A convolution becomes this after x is copied into a zero-padded, stride-phase-split array
 // (conv/implicit_gemm_shifted_fwd.cpp): a filter tap is then a constant shift, and a column q
 // is an output position on a grid as wide as that array, whose last columns are discarded.
-// The tiles of gemm_tile.hpp read B through their offset entry point.
+// Each block of B is copied into panels row by row (a contiguous run per row, so packing costs
+// a plain copy) and multiplied by the packed tiles of gemm_tile.hpp.
 #pragma once
 
 #include <cstddef>
@@ -45,7 +46,7 @@ class ShiftedGemmPlan {
   GemmTileShape tile_;
   long m_ = 0, k_ = 0, cols_ = 0, images_ = 0;
   int kc_ = 0;
-  long nc_ = 0, blocks_per_image_ = 1;
+  long nc_ = 0, blocks_per_image_ = 1, panel_floats_ = 0;
   int tm_ = 1, tn_ = 1;
   size_t thread_floats_ = 0;
 };
