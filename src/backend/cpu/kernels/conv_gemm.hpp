@@ -15,30 +15,9 @@
 #include <vector>
 
 #include "backend/cpu/kernels/gemm_tile.hpp"
+#include "backend/cpu/kernels/implicit_pack.hpp"
 
 namespace anydnn::cpu {
-
-// One row of B: B(kk, j) = src[n][channel][od*step_d + dd][oh*step_h + dh][ow*step_w + dw], zero
-// outside the source.
-struct GemmTap {
-  long channel = 0;
-  int dd = 0, dh = 0, dw = 0;
-};
-
-// The implicit B matrix. Columns enumerate images x out_d x out_h x out_w, row-major.
-struct ImplicitB {
-  const float* src = nullptr;
-  long image_stride = 0, channel_stride = 0;
-  std::array<long, 3> dims{1, 1, 1};  // source D, H, W
-  std::array<long, 3> grid{1, 1, 1};  // column grid D, H, W (per image)
-  std::array<int, 3> steps{1, 1, 1};  // source step per grid step
-  long images = 1;
-  const GemmTap* taps = nullptr;  // rows of B, `rows` of them
-  long rows = 0;
-
-  long grid_size() const { return grid[0] * grid[1] * grid[2]; }
-  long columns() const { return images * grid_size(); }
-};
 
 // Where C(m, j) goes: dst[n][m][od*step_d + off_d][oh*step_h + off_h][ow*step_w + off_w] for
 // column j = (n, od, oh, ow) of the B grid; rows m are `row_stride` apart.
@@ -74,10 +53,5 @@ class ConvGemmPlan {
   int tm_ = 1, tn_ = 1;
   size_t thread_floats_ = 0;
 };
-
-// Taps of a forward convolution over x for one group: rows (c, [z,] y, x) in weight order.
-std::vector<GemmTap> forward_taps(long channels, const std::array<size_t, 3>& filter,
-                                  const std::array<int, 3>& pads,
-                                  const std::array<int, 3>& dilations);
 
 }  // namespace anydnn::cpu
