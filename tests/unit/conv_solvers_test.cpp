@@ -137,11 +137,13 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
     if (packed) EXPECT_TRUE(ran.count(kGemm[d]));
     if (packed && spec.type == miopenFloat && d == 0) {
       EXPECT_TRUE(ran.count("ImplicitGemmFwd"));
+      EXPECT_TRUE(ran.count("ImplicitGemmChannelFwd"));
       if (spec.spatial_dims == 2) EXPECT_TRUE(ran.count("ImplicitGemmShiftedFwd"));
     }
     if (packed && spec.type == miopenFloat && d == 1) EXPECT_TRUE(ran.count("ImplicitGemmBwd"));
     if (packed && spec.type == miopenFloat && d == 2 && spec.spatial_dims == 2)
       EXPECT_TRUE(ran.count("ImplicitGemmShiftedWrw"));
+    if (packed && spec.type == miopenFloat && d == 2) EXPECT_TRUE(ran.count("ImplicitGemmWrw"));
     EXPECT_GE(ran.size(), 1u);
   }
 }

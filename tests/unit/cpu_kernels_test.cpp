@@ -1,5 +1,6 @@
 // The CPU kernels under the solvers, alone, for every instruction set this CPU supports:
-// every SGEMM tile shape and entry point (packed B, offset B, row-offset A) on every edge size
+// every SGEMM tile shape and entry point (packed B, offset B, row-offset A, packed A) on every
+// edge size
 // against a double-accumulating loop, and the blocked transpose on odd sizes.
 #include <gtest/gtest.h>
 
@@ -40,7 +41,7 @@ TEST_P(CpuKernels, GemmTilesMatchReferenceOnEveryEdge) {
   for (int s = 0; s < tiles.count; ++s) {
     const GemmTileShape& t = tiles.shapes[s];
     SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr));
-    for (int kc : {1, 7, 64}) {
+    for (int kc : {1, 7, 64, 600}) {
       for (int m : {1, t.mr / 2 + 1, t.mr}) {
         for (int n : {1, t.nr - 5, t.nr}) {
           const long lda = kc + 3, ldc = t.nr + 9, ldb_off = t.nr + 5;
@@ -61,6 +62,11 @@ TEST_P(CpuKernels, GemmTilesMatchReferenceOnEveryEdge) {
           std::vector<long> aoff(t.mr);
           for (int i = 0; i < t.mr; ++i)
             aoff[i] = i * lda;
+          // The same A packed: mr values per k.
+          std::vector<float> ap(static_cast<size_t>(kc * t.mr));
+          for (int k = 0; k < kc; ++k)
+            for (int i = 0; i < t.mr; ++i)
+              ap[k * t.mr + i] = a[i * lda + k];
           const auto c0 = random_floats(static_cast<size_t>(t.mr * ldc), rng);
           for (bool acc : {false, true}) {
             std::vector<double> want(static_cast<size_t>(t.mr * ldc));
@@ -90,6 +96,9 @@ TEST_P(CpuKernels, GemmTilesMatchReferenceOnEveryEdge) {
             c = c0;
             t.arows_fn(kc, a.data(), aoff.data(), bp, c.data(), ldc, m, n, acc);
             check(c, "arows");
+            c = c0;
+            t.packed_a_fn(kc, ap.data(), bp, c.data(), ldc, m, n, acc);
+            check(c, "packed_a");
           }
         }
       }

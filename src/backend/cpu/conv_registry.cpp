@@ -23,6 +23,8 @@ std::unique_ptr<ConvSolver> make_winograd_f4x3_fwd();          // conv/winograd_
 std::unique_ptr<ConvSolver> make_winograd_f4x3_bwd();          // conv/winograd_f4x3_bwd.cpp
 std::unique_ptr<ConvSolver> make_implicit_gemm_bwd();          // conv/implicit_gemm_bwd.cpp
 std::unique_ptr<ConvSolver> make_implicit_gemm_shifted_wrw();  // conv/implicit_gemm_shifted_wrw.cpp
+std::unique_ptr<ConvSolver> make_implicit_gemm_channel_fwd();  // conv/implicit_gemm_channel_fwd.cpp
+std::unique_ptr<ConvSolver> make_implicit_gemm_wrw();          // conv/implicit_gemm_wrw.cpp
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
@@ -30,6 +32,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({12, make_winograd_f4x3_fwd()});
   list.push_back({11, make_implicit_gemm_shifted_fwd()});
   list.push_back({10, make_implicit_gemm_fwd()});
+  list.push_back({16, make_implicit_gemm_channel_fwd()});
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
   // Backward data
@@ -39,6 +42,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
   list.push_back({15, make_implicit_gemm_shifted_wrw()});
+  list.push_back({17, make_implicit_gemm_wrw()});
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
   // Any shape, layout and type: the fallbacks.

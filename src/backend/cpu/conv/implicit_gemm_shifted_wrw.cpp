@@ -80,24 +80,25 @@ struct WrwPlan {
 };
 
 // dy^T for pixels [q0, q0 + count) of one image: panel p holds channels p*nr.. as rows of nr.
-void pack_dy_t(const float* dy, long kout, long out_h, long out_w, long grid_w, long q0, long count,
-               int nr, long panels, float* panel) {
+void pack_dy_t(CpuIsa isa, const float* dy, long kout, long out_h, long out_w, long grid_w, long q0,
+               long count, int nr, long panels, float* panel) {
   const long plane = out_h * out_w;
   for (long p = 0; p < panels; ++p) {
     float* dst = panel + p * count * nr;
     const long k0 = p * nr;
-    const int valid = static_cast<int>(std::min<long>(nr, kout - k0));
-    for (long q = q0; q < q0 + count; ++q) {
-      float* __restrict d = dst + (q - q0) * nr;
+    const long valid = std::min<long>(nr, kout - k0);
+    // Runs of pixels within one output row: a (channels x run) block of dy, transposed.
+    for (long q = q0; q < q0 + count;) {
       const long oh = q / grid_w, ow = q % grid_w;
-      if (ow >= out_w) {
-        std::fill(d, d + nr, 0.0f);
-        continue;
-      }
-      const float* src = dy + k0 * plane + oh * out_w + ow;
-      for (int j = 0; j < valid; ++j)
-        d[j] = src[j * plane];
-      std::fill(d + valid, d + nr, 0.0f);
+      const long run = std::min(q0 + count - q, grid_w - ow);
+      const long keep = std::max(0L, std::min(run, out_w - ow));
+      float* d = dst + (q - q0) * nr;
+      if (keep > 0) transpose(isa, dy + k0 * plane + oh * out_w + ow, plane, d, nr, valid, keep);
+      if (valid < nr)
+        for (long i = 0; i < keep; ++i)
+          std::fill(d + i * nr + valid, d + (i + 1) * nr, 0.0f);
+      std::fill(d + keep * nr, d + run * nr, 0.0f);  // junk columns ow >= OW
+      q += run;
     }
   }
 }
@@ -165,7 +166,8 @@ class ImplicitGemmShiftedWrw final : public ConvSolver {
                                  static_cast<long>(g * s.c_per_group) * q.in.channel_floats;
               const float* dy_img = dy + n * static_cast<long>(s.y_image) +
                                     static_cast<long>(g * s.k_per_group * s.pixels);
-              pack_dy_t(dy_img, q.kout, q.in.OH, q.in.OW, q.in.Wq, q0, count, nr, panels, dyt);
+              pack_dy_t(q.isa, dy_img, q.kout, q.in.OH, q.in.OW, q.in.Wq, q0, count, nr, panels,
+                        dyt);
               for (long i0 = b0; i0 < b1; i0 += mr) {
                 const int m = static_cast<int>(std::min<long>(mr, b1 - i0));
                 for (int i = 0; i < m; ++i)

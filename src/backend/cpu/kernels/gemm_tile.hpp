@@ -27,6 +27,11 @@ using GemmTileOffsetFn = void (*)(int kc, const float* a, long lda, const float*
 using GemmTileARowsFn = void (*)(int kc, const float* a, const long* aoff, const float* bp,
                                  float* c, long ldc, int m, int n, bool accumulate);
 
+// A packed as a panel of mr values per k (ap[k * mr + i], the classic micro-kernel form) and
+// B packed: for GEMMs whose broadcast side is itself packed (channel_gemm.hpp).
+using GemmTilePackedAFn = void (*)(int kc, const float* ap, const float* bp, float* c, long ldc,
+                                   int m, int n, bool accumulate);
+
 struct GemmTileShape {
   int mr = 0;          // rows of C per tile (A rows broadcast)
   int nr = 0;          // columns of C per tile (vector lanes times vectors)
@@ -34,6 +39,7 @@ struct GemmTileShape {
   GemmTileFn fn = nullptr;
   GemmTileOffsetFn offset_fn = nullptr;
   GemmTileARowsFn arows_fn = nullptr;  // A rows by offset, B packed
+  GemmTilePackedAFn packed_a_fn = nullptr;
 };
 
 // The tile shapes of one instruction set, preferred first; a GEMM plan picks the shape that

@@ -8,16 +8,17 @@ namespace anydnn::cpu {
 
 namespace {
 
-enum class BSource { Packed, Offset, OffsetMasked };  // as in gemm_tile_avx512.cpp
+// As in gemm_tile_avx512.cpp.
+enum class BSource { Packed, Offset, OffsetMasked };
+enum class ASource { Rows, RowOffsets, Packed };
 
-// kARows: row i of A at a + aoff[i] (any rows of one array), else at a + i * lda.
-template <int MR, int NV, BSource kSrc, bool kARows = false>
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows>
 void tile(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
           int n, bool accumulate, const long* aoff = nullptr) {
   const float* arow[MR];
 #pragma GCC unroll 32
   for (int i = 0; i < MR; ++i)
-    arow[i] = kARows ? a + aoff[i] : a + i * lda;
+    arow[i] = kA == ASource::RowOffsets ? a + aoff[i] : a + i * lda;
   __m256i masks[NV];
   if constexpr (kSrc == BSource::OffsetMasked) {
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -44,7 +45,7 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
     }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(arow[i] + k);
+      const __m256 ai = _mm256_broadcast_ss(kA == ASource::Packed ? a + k * MR + i : arow[i] + k);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
@@ -72,13 +73,12 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
   }
 }
 
-template <int MR, int NV, BSource kSrc, bool kARows = false, int M = MR>
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, int M = MR>
 void tile_rows(int kc, const float* a, long lda, const float* b, const long* koff, float* c,
                long ldc, int m, int n, bool accumulate, const long* aoff = nullptr) {
   if constexpr (M >= 1) {
-    if (m == M) return tile<M, NV, kSrc, kARows>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
-    return tile_rows<MR, NV, kSrc, kARows, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate,
-                                                  aoff);
+    if (m == M) return tile<M, NV, kSrc, kA>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
+    return tile_rows<MR, NV, kSrc, kA, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate, aoff);
   }
 }
 
@@ -91,7 +91,26 @@ void packed(int kc, const float* a, long lda, const float* bp, float* c, long ld
 template <int MR, int NV>
 void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, long ldc, int m,
            int n, bool accumulate) {
-  tile_rows<MR, NV, BSource::Packed, true>(kc, a, 0, bp, nullptr, c, ldc, m, n, accumulate, aoff);
+  tile_rows<MR, NV, BSource::Packed, ASource::RowOffsets>(kc, a, 0, bp, nullptr, c, ldc, m, n,
+                                                          accumulate, aoff);
+}
+
+// A packed as MR values per k: a partial tile (m < MR) still reads with stride MR, so it is
+// the full-height kernel with only m rows stored.
+template <int MR, int NV>
+void packed_a(int kc, const float* ap, const float* bp, float* c, long ldc, int m, int n,
+              bool accumulate) {
+  if (m == MR) {
+    tile<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, 0, bp, nullptr, c, ldc, n, accumulate);
+    return;
+  }
+  constexpr int kL = 8;
+  alignas(64) float part[MR * NV * kL];
+  tile<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, 0, bp, nullptr, part, NV * kL, NV * kL,
+                                                 false);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + part[i * NV * kL + j] : part[i * NV * kL + j];
 }
 
 template <int MR, int NV>
@@ -106,11 +125,12 @@ void offset(int kc, const float* a, long lda, const float* b, const long* koff, 
 }  // namespace
 
 const GemmTiles& gemm_tiles_avx2() {
-  static const GemmTiles tiles{CpuIsa::Avx2,
-                               3,
-                               {{6, 16, 1.0, &packed<6, 2>, &offset<6, 2>, &arows<6, 2>},
-                                {4, 24, 0.95, &packed<4, 3>, &offset<4, 3>, &arows<4, 3>},
-                                {12, 8, 0.85, &packed<12, 1>, &offset<12, 1>, &arows<12, 1>}}};
+  static const GemmTiles tiles{
+      CpuIsa::Avx2,
+      3,
+      {{6, 16, 1.0, &packed<6, 2>, &offset<6, 2>, &arows<6, 2>, &packed_a<6, 2>},
+       {4, 24, 0.95, &packed<4, 3>, &offset<4, 3>, &arows<4, 3>, &packed_a<4, 3>},
+       {12, 8, 0.85, &packed<12, 1>, &offset<12, 1>, &arows<12, 1>, &packed_a<12, 1>}}};
   return tiles;
 }
 

@@ -18,16 +18,22 @@ enum class BSource {
   OffsetMasked,  // b + koff[k], only the first n columns read (no access past them)
 };
 
+// Where A(i, k) comes from.
+enum class ASource {
+  Rows,        // a[i * lda + k]
+  RowOffsets,  // a[aoff[i] + k]: any rows of one array
+  Packed,      // a[k * MR + i]: a packed panel, MR values per k (lda unused)
+};
+
 // MR x (NV * 16) tile: MR * NV accumulators stay in registers for the whole k loop; each k
 // step loads NV vectors of B and broadcasts MR elements of A.
-// kARows: row i of A at a + aoff[i] (any rows of one array), else at a + i * lda.
-template <int MR, int NV, BSource kSrc, bool kARows = false>
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows>
 void tile(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
           int n, bool accumulate, const long* aoff = nullptr) {
   const float* arow[MR];
 #pragma GCC unroll 32
   for (int i = 0; i < MR; ++i)
-    arow[i] = kARows ? a + aoff[i] : a + i * lda;
+    arow[i] = kA == ASource::RowOffsets ? a + aoff[i] : a + i * lda;
   __mmask16 masks[NV];
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
@@ -56,7 +62,7 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
     }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
-      const __m512 ai = _mm512_set1_ps(arow[i][k]);
+      const __m512 ai = _mm512_set1_ps(kA == ASource::Packed ? a[k * MR + i] : arow[i][k]);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
@@ -86,13 +92,12 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
 }
 
 // Edge rows: a tile of m < MR rows is its own instantiation, so its loop stays unrolled.
-template <int MR, int NV, BSource kSrc, bool kARows = false, int M = MR>
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, int M = MR>
 void tile_rows(int kc, const float* a, long lda, const float* b, const long* koff, float* c,
                long ldc, int m, int n, bool accumulate, const long* aoff = nullptr) {
   if constexpr (M >= 1) {
-    if (m == M) return tile<M, NV, kSrc, kARows>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
-    return tile_rows<MR, NV, kSrc, kARows, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate,
-                                                  aoff);
+    if (m == M) return tile<M, NV, kSrc, kA>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
+    return tile_rows<MR, NV, kSrc, kA, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate, aoff);
   }
 }
 
@@ -105,7 +110,26 @@ void packed(int kc, const float* a, long lda, const float* bp, float* c, long ld
 template <int MR, int NV>
 void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, long ldc, int m,
            int n, bool accumulate) {
-  tile_rows<MR, NV, BSource::Packed, true>(kc, a, 0, bp, nullptr, c, ldc, m, n, accumulate, aoff);
+  tile_rows<MR, NV, BSource::Packed, ASource::RowOffsets>(kc, a, 0, bp, nullptr, c, ldc, m, n,
+                                                          accumulate, aoff);
+}
+
+// A packed as MR values per k: a partial tile (m < MR) still reads with stride MR, so it is
+// the full-height kernel with only m rows stored.
+template <int MR, int NV>
+void packed_a(int kc, const float* ap, const float* bp, float* c, long ldc, int m, int n,
+              bool accumulate) {
+  if (m == MR) {
+    tile<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, 0, bp, nullptr, c, ldc, n, accumulate);
+    return;
+  }
+  constexpr int kL = 16;
+  alignas(64) float part[MR * NV * kL];
+  tile<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, 0, bp, nullptr, part, NV * kL, NV * kL,
+                                                 false);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + part[i * NV * kL + j] : part[i * NV * kL + j];
 }
 
 template <int MR, int NV>
@@ -122,12 +146,13 @@ void offset(int kc, const float* a, long lda, const float* b, const long* koff, 
 const GemmTiles& gemm_tiles_avx512() {
   // Measured alone on one core with B in L2 (kc 256): 8x48, 6x64, 12x32 ~185-195 GFLOP/s (of
   // a 217 FMA peak), 24x16 ~140.
-  static const GemmTiles tiles{CpuIsa::Avx512,
-                               4,
-                               {{8, 48, 1.0, &packed<8, 3>, &offset<8, 3>, &arows<8, 3>},
-                                {12, 32, 0.97, &packed<12, 2>, &offset<12, 2>, &arows<12, 2>},
-                                {6, 64, 0.97, &packed<6, 4>, &offset<6, 4>, &arows<6, 4>},
-                                {24, 16, 0.75, &packed<24, 1>, &offset<24, 1>, &arows<24, 1>}}};
+  static const GemmTiles tiles{
+      CpuIsa::Avx512,
+      4,
+      {{8, 48, 1.0, &packed<8, 3>, &offset<8, 3>, &arows<8, 3>, &packed_a<8, 3>},
+       {12, 32, 0.97, &packed<12, 2>, &offset<12, 2>, &arows<12, 2>, &packed_a<12, 2>},
+       {6, 64, 0.97, &packed<6, 4>, &offset<6, 4>, &arows<6, 4>, &packed_a<6, 4>},
+       {24, 16, 0.75, &packed<24, 1>, &offset<24, 1>, &arows<24, 1>, &packed_a<24, 1>}}};
   return tiles;
 }
 

@@ -59,16 +59,75 @@ void ImplicitPacker::build_segments(long j0, long ncols, int kc, int nr) {
 }
 
 // Packs rows [k0, k0 + kc) and columns [j0, j0 + ncols) of B into panels of nr columns.
+void ImplicitPacker::emit_run(const GemmTap& t, const Segment& s, float* d, long stride) const {
+  const ImplicitB& b = b_;
+  const float* img = b.src + t.channel * b.channel_stride + s.n * b.image_stride;
+  if (flat_) {
+    const float* __restrict src = img + s.ow;
+    for (long i = 0; i < s.len; ++i)
+      d[i * stride] = src[i];
+    return;
+  }
+  const long D = b.dims[0], H = b.dims[1], W = b.dims[2];
+  const int sw = b.steps[2];
+  const long id = s.od * b.steps[0] + t.dd, ih = s.oh * b.steps[1] + t.dh;
+  if (id < 0 || id >= D || ih < 0 || ih >= H) {
+    for (long i = 0; i < s.len; ++i)
+      d[i * stride] = 0.0f;
+    return;
+  }
+  const float* row = img + (id * H + ih) * W;
+  const long iw = s.ow * sw + t.dw;
+  // Columns [lo, hi) read inside the row; the rest are padding.
+  long lo, hi;
+  if (sw == 1) {
+    lo = std::clamp(-iw, 0L, s.len);
+    hi = std::clamp(W - iw, lo, s.len);
+  } else {
+    lo = std::min(s.len, iw >= 0 ? 0L : ceil_div(-iw, sw));
+    hi = std::max(lo, std::min(s.len, iw >= W ? 0L : ceil_div(W - iw, sw)));
+  }
+  const float* __restrict src = row + iw;
+  if (stride == 1) {  // the common case, kept simple enough to vectorize
+    float* __restrict o = d;
+    for (long i = 0; i < lo; ++i)
+      o[i] = 0.0f;
+    if (sw == 1) {
+      for (long i = lo; i < hi; ++i)
+        o[i] = src[i];
+    } else {
+      for (long i = lo; i < hi; ++i)
+        o[i] = src[i * sw];
+    }
+    for (long i = hi; i < s.len; ++i)
+      o[i] = 0.0f;
+    return;
+  }
+  for (long i = 0; i < lo; ++i)
+    d[i * stride] = 0.0f;
+  for (long i = lo; i < hi; ++i)
+    d[i * stride] = src[i * sw];
+  for (long i = hi; i < s.len; ++i)
+    d[i * stride] = 0.0f;
+}
+
+void ImplicitPacker::pack_transposed(long k0, int kn, long j0, long ncols, int width, float* buf) {
+  build_segments(j0, ncols, 1, static_cast<int>(ncols));  // runs within output rows only
+  for (int kk = 0; kk < kn; ++kk)
+    for (const Segment& s : segs_)
+      emit_run(b_.taps[k0 + kk], s, buf + s.dst * width + kk, width);
+  for (int kk = kn; kk < width; ++kk)
+    for (long j = 0; j < ncols; ++j)
+      buf[j * width + kk] = 0.0f;
+}
+
 void ImplicitPacker::pack(long k0, int kc, long j0, long ncols, int nr, float* buf) {
   build_segments(j0, ncols, kc, nr);
   const ImplicitB& b = b_;
   const bool flat = flat_;
   const auto& segs = segs_;
-  const long D = b.dims[0], H = b.dims[1], W = b.dims[2];
-  const int sd = b.steps[0], sh = b.steps[1], sw = b.steps[2];
   for (int kk = 0; kk < kc; ++kk) {
     const GemmTap& t = b.taps[k0 + kk];
-    const float* chan = b.src + t.channel * b.channel_stride;
     if (flat && kk + kPrefetchRows < kc) {
       // Rows of a flat B are far apart (one channel plane): the hardware prefetchers do not
       // follow, so fetch a later row's source run while copying this one.
@@ -77,45 +136,8 @@ void ImplicitPacker::pack(long k0, int kc, long j0, long ncols, int nr, float* b
         for (long i = 0; i < s.len; i += 16)
           __builtin_prefetch(ahead + s.n * b.image_stride + s.ow + i);
     }
-    for (const Segment& s : segs) {
-      float* __restrict d = buf + s.dst + static_cast<long>(kk) * nr;
-      const float* img = chan + s.n * b.image_stride;
-      if (flat) {
-        const float* __restrict src = img + s.ow;
-        for (long i = 0; i < s.len; ++i)
-          d[i] = src[i];
-        continue;
-      }
-      const long id = s.od * sd + t.dd, ih = s.oh * sh + t.dh;
-      if (id < 0 || id >= D || ih < 0 || ih >= H) {
-        for (long i = 0; i < s.len; ++i)
-          d[i] = 0.0f;
-        continue;
-      }
-      const float* row = img + (id * H + ih) * W;
-      const long iw = s.ow * sw + t.dw;
-      // Columns [lo, hi) read inside the row; the rest are padding.
-      long lo, hi;
-      if (sw == 1) {
-        lo = std::clamp(-iw, 0L, s.len);
-        hi = std::clamp(W - iw, lo, s.len);
-      } else {
-        lo = std::min(s.len, iw >= 0 ? 0L : ceil_div(-iw, sw));
-        hi = std::max(lo, std::min(s.len, iw >= W ? 0L : ceil_div(W - iw, sw)));
-      }
-      for (long i = 0; i < lo; ++i)
-        d[i] = 0.0f;
-      const float* __restrict src = row + iw;
-      if (sw == 1) {
-        for (long i = lo; i < hi; ++i)
-          d[i] = src[i];
-      } else {
-        for (long i = lo; i < hi; ++i)
-          d[i] = src[i * sw];
-      }
-      for (long i = hi; i < s.len; ++i)
-        d[i] = 0.0f;
-    }
+    for (const Segment& s : segs)
+      emit_run(t, s, buf + s.dst + static_cast<long>(kk) * nr, 1);
   }
   // Lanes past the last column stay zero so the tiles may read whole panels.
   const long tail = round_up(ncols, nr) - ncols;

@@ -40,6 +40,9 @@ class ImplicitPacker {
   // Rows [k0, k0 + kc) and columns [j0, j0 + ncols) into ceil(ncols / width) panels of
   // kc x width floats at buf (panel q at buf + q * kc * width).
   void pack(long k0, int kc, long j0, long ncols, int width, float* buf);
+  // The transposed block: rows [k0, k0 + kn) become the `width` (>= kn) columns of one panel,
+  // columns [j0, j0 + ncols) its rows: buf[(j - j0) * width + (kk - k0)], zero past kn.
+  void pack_transposed(long k0, int kn, long j0, long ncols, int width, float* buf);
 
  private:
   // A run of consecutive columns that share one source row (or, for a flat B, one image) and
@@ -50,6 +53,8 @@ class ImplicitPacker {
     long dst;  // offset of the run in row 0 of the packed block
   };
   void build_segments(long j0, long ncols, int kc, int width);
+  // One run of row `t` into d, d[i * stride], zeros where the source is padding.
+  void emit_run(const GemmTap& t, const Segment& s, float* d, long stride) const;
 
   const ImplicitB& b_;
   bool flat_ = false;
