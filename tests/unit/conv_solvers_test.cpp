@@ -144,6 +144,10 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
     if (packed && spec.type == miopenFloat && d == 2 && spec.spatial_dims == 2)
       EXPECT_TRUE(ran.count("ImplicitGemmShiftedWrw"));
     if (packed && spec.type == miopenFloat && d == 2) EXPECT_TRUE(ran.count("ImplicitGemmWrw"));
+    static const char* kDepthwise[] = {"ConvDepthwiseFwd", "ConvDepthwiseBwd", "ConvDepthwiseWrw"};
+    if (spec.spatial_dims == 2 && spec.groups > 1 && spec.groups == spec.in_lens[1] &&
+        spec.in_layout == "NCHW" && spec.fil_layout == "NCHW" && spec.out_layout == "NCHW")
+      EXPECT_TRUE(ran.count(kDepthwise[d]));
     EXPECT_GE(ran.size(), 1u);
   }
 }
