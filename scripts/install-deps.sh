@@ -2,7 +2,7 @@
 # Installs what anydnn builds with, from Debian packages. Safe to run again; does nothing when
 # everything is present. CUDA is optional: the CUDA backend is built when nvcc is on PATH.
 set -euo pipefail
-packages=(cmake ninja-build g++ libopenblas-openmp-dev libsqlite3-dev libgtest-dev clang-format)
+packages=(cmake ninja-build g++ libopenblas-openmp-dev libfftw3-dev libsqlite3-dev libgtest-dev clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

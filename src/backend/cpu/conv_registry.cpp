@@ -28,6 +28,9 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_wrw();          // conv/implicit_
 std::unique_ptr<ConvSolver> make_conv_depthwise_fwd();         // conv/depthwise_fwd.cpp
 std::unique_ptr<ConvSolver> make_conv_depthwise_bwd();         // conv/depthwise_bwd.cpp
 std::unique_ptr<ConvSolver> make_conv_depthwise_wrw();         // conv/depthwise_wrw.cpp
+std::unique_ptr<ConvSolver> make_conv_fft_fwd();               // conv/fft_fwd.cpp
+std::unique_ptr<ConvSolver> make_conv_fft_bwd();               // conv/fft_bwd.cpp
+std::unique_ptr<ConvSolver> make_conv_fft_wrw();               // conv/fft_wrw.cpp
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
@@ -37,18 +40,21 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({11, make_implicit_gemm_shifted_fwd()});
   list.push_back({10, make_implicit_gemm_fwd()});
   list.push_back({16, make_implicit_gemm_channel_fwd()});
+  list.push_back({21, make_conv_fft_fwd()});
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
   // Backward data
   list.push_back({19, make_conv_depthwise_bwd()});
   list.push_back({13, make_winograd_f4x3_bwd()});
   list.push_back({14, make_implicit_gemm_bwd()});
+  list.push_back({22, make_conv_fft_bwd()});
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
   list.push_back({20, make_conv_depthwise_wrw()});
   list.push_back({15, make_implicit_gemm_shifted_wrw()});
   list.push_back({17, make_implicit_gemm_wrw()});
+  list.push_back({23, make_conv_fft_wrw()});
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
   // Any shape, layout and type: the fallbacks.

@@ -2,6 +2,10 @@
 // vectors with a masked tail, other strides through gathers.
 #include <immintrin.h>
 
+// GCC 12's masked gather intrinsics start from _mm512_undefined_ps() and trip its own
+// -Wmaybe-uninitialized (a known false positive).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "backend/cpu/kernels/vector_ops.hpp"
 
 namespace anydnn::cpu {
