@@ -62,11 +62,12 @@ TEST_P(CpuKernels, GemmTilesMatchReferenceOnEveryEdge) {
           std::vector<long> aoff(t.mr);
           for (int i = 0; i < t.mr; ++i)
             aoff[i] = i * lda;
-          // The same A packed: mr values per k.
-          std::vector<float> ap(static_cast<size_t>(kc * t.mr));
+          // The same A transposed with a leading dimension of mr + 2: exactly m rows readable.
+          const long ldt = t.mr + 2;
+          std::vector<float> ap(static_cast<size_t>(kc * ldt));
           for (int k = 0; k < kc; ++k)
             for (int i = 0; i < t.mr; ++i)
-              ap[k * t.mr + i] = a[i * lda + k];
+              ap[k * ldt + i] = a[i * lda + k];
           const auto c0 = random_floats(static_cast<size_t>(t.mr * ldc), rng);
           for (bool acc : {false, true}) {
             std::vector<double> want(static_cast<size_t>(t.mr * ldc));
@@ -97,7 +98,7 @@ TEST_P(CpuKernels, GemmTilesMatchReferenceOnEveryEdge) {
             t.arows_fn(kc, a.data(), aoff.data(), bp, c.data(), ldc, m, n, acc);
             check(c, "arows");
             c = c0;
-            t.packed_a_fn(kc, ap.data(), bp, c.data(), ldc, m, n, acc);
+            t.packed_a_fn(kc, ap.data(), ldt, bp, c.data(), ldc, m, n, acc);
             check(c, "packed_a");
           }
         }

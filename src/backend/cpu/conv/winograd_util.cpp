@@ -42,8 +42,10 @@ struct WinogradInvokerPlan {
       : o(p),
         groups(static_cast<long>(p.groups())),
         plan(ctx.config.cpu_isa, static_cast<long>(p.batch()), o.in_c, o.out_c, o.in_h, o.in_w,
-             o.out_h, o.out_w, o.pad_h, o.pad_w, o.in_image, o.out_image, ctx.config.num_threads) {}
-  size_t u_floats() const { return (groups * plan.u_floats() + 15) / 16 * 16; }
+             o.out_h, o.out_w, o.pad_h, o.pad_w, o.in_image, o.out_image, ctx.config.num_threads,
+             o.backward) {}
+  // The transposed-A tile may read a few floats past the last U plane's last row.
+  size_t u_floats() const { return (groups * plan.u_floats() + 64 + 15) / 16 * 16; }
   size_t workspace_bytes() const {
     return u_floats() * sizeof(float) + scratch_bytes(plan.thread_floats(), plan.threads());
   }
@@ -89,13 +91,17 @@ ConvInvoker winograd_f4x3_invoker(const ExecutionContext& ctx, const ConvProblem
     const long in_plane = o.in_h * o.in_w, out_plane = o.out_h * o.out_w;
 #pragma omp parallel num_threads(plan.threads())
     {
-      // Filters of every group first (split over the threads by output channel), then the tiles.
-      const long rows = wp->groups * o.out_c;
+      // Filters of every group first (split over the threads by filter row), then the tiles.
+      // The weights are (K x C) per group in both directions, and U keeps that order: forward
+      // as is (out x in), backward data rotated (in x out, read transposed by the GEMM).
+      const long filter_rows = o.backward ? o.in_c : o.out_c;
+      const long filter_cols = o.backward ? o.out_c : o.in_c;
+      const long rows = wp->groups * filter_rows;
 #pragma omp for schedule(static)
       for (long r = 0; r < rows; ++r) {
-        const long g = r / o.out_c, k = r % o.out_c;
-        winograd_f4x3_weights(plan.transforms(), w + g * filters, o.out_c, o.in_c, o.backward, k,
-                              k + 1, u + g * u_group, plan.ldu());
+        const long g = r / filter_rows, k = r % filter_rows;
+        winograd_f4x3_weights(plan.transforms(), w + g * filters, filter_rows, filter_cols,
+                              o.backward, k, k + 1, u + g * u_group, plan.ldu());
       }
       const int t = omp_get_thread_num();
       float* mine = scratch_share(scratch, plan.thread_floats(), t);

@@ -120,7 +120,7 @@ void ChannelGemmPlan::run(int t, const float* panels, const ImplicitB& b, const 
         const int rows = static_cast<int>(std::min<long>(mr, ncols - q * mr));
         for (long p0 = ch0; p0 < ch1; p0 += nr) {
           const float* wp = panels + (p0 / nr) * k_ * nr + kb * nr;
-          tile_.packed_a_fn(kc, ap, wp, ct + q * mr * ldc + (p0 - ch0), ldc, rows,
+          tile_.packed_a_fn(kc, ap, mr, wp, ct + q * mr * ldc + (p0 - ch0), ldc, rows,
                             static_cast<int>(std::min<long>(nr, ch1 - p0)), kb > 0);
         }
       }

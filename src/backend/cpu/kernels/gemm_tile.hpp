@@ -27,10 +27,11 @@ using GemmTileOffsetFn = void (*)(int kc, const float* a, long lda, const float*
 using GemmTileARowsFn = void (*)(int kc, const float* a, const long* aoff, const float* bp,
                                  float* c, long ldc, int m, int n, bool accumulate);
 
-// A packed as a panel of mr values per k (ap[k * mr + i], the classic micro-kernel form) and
-// B packed: for GEMMs whose broadcast side is itself packed (channel_gemm.hpp).
-using GemmTilePackedAFn = void (*)(int kc, const float* ap, const float* bp, float* c, long ldc,
-                                   int m, int n, bool accumulate);
+// A transposed, A(i, k) = ap[k * lda + i] (a packed panel of mr values per k when lda = mr,
+// the classic micro-kernel form; nothing past row m is read), and B packed: for GEMMs whose
+// broadcast side is packed (channel_gemm.hpp) or stored k-major (Winograd backward data).
+using GemmTilePackedAFn = void (*)(int kc, const float* ap, long lda, const float* bp, float* c,
+                                   long ldc, int m, int n, bool accumulate);
 
 struct GemmTileShape {
   int mr = 0;          // rows of C per tile (A rows broadcast)

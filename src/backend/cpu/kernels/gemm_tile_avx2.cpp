@@ -45,7 +45,7 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
     }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(kA == ASource::Packed ? a + k * MR + i : arow[i] + k);
+      const __m256 ai = _mm256_broadcast_ss(kA == ASource::Packed ? a + k * lda + i : arow[i] + k);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
@@ -95,22 +95,12 @@ void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, 
                                                           accumulate, aoff);
 }
 
-// A packed as MR values per k: a partial tile (m < MR) still reads with stride MR, so it is
-// the full-height kernel with only m rows stored.
+// A transposed: A(i, k) = a[k * lda + i] (a packed panel has lda = MR).
 template <int MR, int NV>
-void packed_a(int kc, const float* ap, const float* bp, float* c, long ldc, int m, int n,
+void packed_a(int kc, const float* ap, long lda, const float* bp, float* c, long ldc, int m, int n,
               bool accumulate) {
-  if (m == MR) {
-    tile<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, 0, bp, nullptr, c, ldc, n, accumulate);
-    return;
-  }
-  constexpr int kL = 8;
-  alignas(64) float part[MR * NV * kL];
-  tile<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, 0, bp, nullptr, part, NV * kL, NV * kL,
-                                                 false);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j)
-      c[i * ldc + j] = accumulate ? c[i * ldc + j] + part[i * NV * kL + j] : part[i * NV * kL + j];
+  tile_rows<MR, NV, BSource::Packed, ASource::Packed>(kc, ap, lda, bp, nullptr, c, ldc, m, n,
+                                                      accumulate);
 }
 
 template <int MR, int NV>

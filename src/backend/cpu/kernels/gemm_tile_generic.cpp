@@ -46,16 +46,16 @@ void arows(int kc, const float* a, const long* aoff, const float* bp, float* c, 
   tile<false>(kc, a, 0, bp, nullptr, c, ldc, m, n, accumulate, aoff);
 }
 
-void packed_a(int kc, const float* ap, const float* bp, float* c, long ldc, int m, int n,
+void packed_a(int kc, const float* ap, long lda, const float* bp, float* c, long ldc, int m, int n,
               bool accumulate) {
-  // A(i, k) = ap[k * kMr + i]: transposed into rows 512 k at a time, then the row tile (the
+  // A(i, k) = ap[k * lda + i]: transposed into rows 512 k at a time, then the row tile (the
   // portable path favours simplicity over speed).
   float rows[kMr * 512];
   for (int k0 = 0; k0 < kc; k0 += 512) {
     const int kn = kc - k0 < 512 ? kc - k0 : 512;
     for (int i = 0; i < kMr; ++i)
       for (int k = 0; k < kn; ++k)
-        rows[i * kn + k] = ap[(k0 + k) * kMr + i];
+        rows[i * kn + k] = i < m ? ap[(k0 + k) * lda + i] : 0.0f;
     tile<false>(kn, rows, kn, bp + static_cast<long>(k0) * kNr, nullptr, c, ldc, m, n,
                 accumulate || k0 > 0);
   }

@@ -25,23 +25,20 @@ const WinogradTransforms& winograd_transforms(CpuIsa isa) {
   return winograd_transforms_generic();
 }
 
-void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long out_channels,
-                           long in_channels, bool flip, long k0, long k1, float* u, long ldu) {
-  const long plane = out_channels * ldu;
-  // Filters (k, c) for consecutive c: 9 floats apart forward; a whole row of out_channels
-  // filters apart backward (w is in_channels x out_channels there).
-  const long lane_stride = flip ? out_channels * 9 : 9;
-  for (long k = k0; k < k1; ++k)
-    for (long c = 0; c < in_channels; c += tr.lanes) {
-      const int count = static_cast<int>(std::min<long>(tr.lanes, in_channels - c));
-      const float* f = flip ? w + (c * out_channels + k) * 9 : w + (k * in_channels + c) * 9;
-      tr.weights(f, lane_stride, count, flip, u + k * ldu + c, plane);
+void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long rows, long cols,
+                           bool rotate, long r0, long r1, float* u, long ldu) {
+  const long plane = rows * ldu;
+  for (long r = r0; r < r1; ++r)
+    for (long c = 0; c < cols; c += tr.lanes) {
+      const int count = static_cast<int>(std::min<long>(tr.lanes, cols - c));
+      tr.weights(w + (r * cols + c) * 9, 9, count, rotate, u + r * ldu + c, plane);
     }
 }
 
 WinogradF4x3Plan::WinogradF4x3Plan(CpuIsa isa, long batch, long in_channels, long out_channels,
                                    long in_h, long in_w, long out_h, long out_w, int pad_h,
-                                   int pad_w, long in_image, long out_image, int threads)
+                                   int pad_w, long in_image, long out_image, int threads,
+                                   bool transposed_u)
     : tr_(&winograd_transforms(isa)),
       in_c_(in_channels),
       out_c_(out_channels),
@@ -49,7 +46,8 @@ WinogradF4x3Plan::WinogradF4x3Plan(CpuIsa isa, long batch, long in_channels, lon
       in_w_(in_w),
       out_h_(out_h),
       out_w_(out_w),
-      ldu_(padded_lda(in_channels)) {
+      transposed_u_(transposed_u),
+      ldu_(padded_lda(transposed_u ? out_channels : in_channels)) {
   const long th = ceil_div(out_h, 4), tw = ceil_div(out_w, 4);
   tiles_ = batch * th * tw;
   threads = std::max(1, threads);
@@ -147,16 +145,21 @@ void WinogradF4x3Plan::run(int t, const float* x, const float* u, float* y, floa
                       static_cast<size_t>(nr - lane) * sizeof(float));
     }
     for (int xi = 0; xi < 36; ++xi) {
-      const float* a = u + static_cast<long>(xi) * out_c_ * ldu_;
+      const float* a = u + static_cast<long>(xi) * (transposed_u_ ? in_c_ : out_c_) * ldu_;
       const float* bx = v + xi * v_xi;
       float* mx = m + xi * m_xi;
       for (long i0 = k0; i0 < k1; i0 += mr) {
         const int rows = static_cast<int>(std::min<long>(mr, k1 - i0));
         for (long c0 = 0; c0 < in_c_; c0 += kc_) {
           const int kc = static_cast<int>(std::min<long>(kc_, in_c_ - c0));
-          for (long p = 0; p < used_panels; ++p)
-            tile_.fn(kc, a + i0 * ldu_ + c0, ldu_, bx + (p * in_c_ + c0) * nr,
-                     mx + (i0 - k0) * block_ + p * nr, block_, rows, nr, c0 > 0);
+          for (long p = 0; p < used_panels; ++p) {
+            const float* b = bx + (p * in_c_ + c0) * nr;
+            float* c = mx + (i0 - k0) * block_ + p * nr;
+            if (transposed_u_)  // A(i, k) = U[k][i]
+              tile_.packed_a_fn(kc, a + c0 * ldu_ + i0, ldu_, b, c, block_, rows, nr, c0 > 0);
+            else
+              tile_.fn(kc, a + i0 * ldu_ + c0, ldu_, b, c, block_, rows, nr, c0 > 0);
+          }
         }
       }
     }

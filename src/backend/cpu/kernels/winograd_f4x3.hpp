@@ -40,7 +40,7 @@ struct WinogradTransforms {
                  const WinogradLaneGroup& g, float* y, long chan_stride, long row) = nullptr;
   // U = G g G^T of `count` (<= lanes) filters at w + l * lane_stride (rotated by 180 degrees
   // when `flip`), written to u + xi * xi_stride + l.
-  void (*weights)(const float* w, long lane_stride, int count, bool flip, float* u,
+  void (*weights)(const float* w, long lane_stride, int count, bool rotate, float* u,
                   long xi_stride) = nullptr;
 };
 
@@ -49,30 +49,34 @@ const WinogradTransforms& winograd_transforms_generic();
 const WinogradTransforms& winograd_transforms_avx2();
 const WinogradTransforms& winograd_transforms_avx512();
 
-// U[xi][k][c] = G g G^T of filter (k, c). Forward: g = w[k][c]. Backward data (`flip`): the
-// roles of k and c swap and the filter is rotated by 180 degrees, g = rot180(w[c][k]), so dx is
-// the forward convolution of dy with these filters. Transforms filters k in [k0, k1) of
-// `out_channels` x `in_channels`, vectorized over c.
-// U rows are `ldu` floats apart (in_channels or more: padded_lda).
-void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long out_channels,
-                           long in_channels, bool flip, long k0, long k1, float* u, long ldu);
+// U[xi][r][c] = G g G^T of the filters g = w[r][c] (rows x cols x 3x3, rotated by 180 degrees
+// when `rotate`), for rows [r0, r1), vectorized over c; U rows are `ldu` floats apart. Forward
+// filters are (K x C); backward data transforms the rotated (K x C) filters and transposes each
+// of the 36 planes into (C x K), dx being the forward convolution of dy with those.
+void winograd_f4x3_weights(const WinogradTransforms& tr, const float* w, long rows, long cols,
+                           bool rotate, long r0, long r1, float* u, long ldu);
 
 // Geometry and blocking of one Winograd convolution (per group): the "input" is x (forward) or
 // dy (backward data), the "output" y or dx, always with a 3x3 filter and unit stride.
 class WinogradF4x3Plan {
  public:
+  // `transposed_u`: U[xi] is stored in x in (in_channels x out_channels) instead of
+  // out x in (backward data keeps the filters' own K x C order, no transpose needed).
   WinogradF4x3Plan(CpuIsa isa, long batch, long in_channels, long out_channels, long in_h,
                    long in_w, long out_h, long out_w, int pad_h, int pad_w, long in_image,
-                   long out_image, int threads);
+                   long out_image, int threads, bool transposed_u = false);
 
   int threads() const { return tm_ * tn_; }
   const WinogradTransforms& transforms() const { return *tr_; }
   long ldu() const { return ldu_; }
-  size_t u_floats() const { return 36 * static_cast<size_t>(out_c_) * static_cast<size_t>(ldu_); }
+  size_t u_floats() const {
+    return 36 * static_cast<size_t>(transposed_u_ ? in_c_ : out_c_) * static_cast<size_t>(ldu_);
+  }
   size_t thread_floats() const { return thread_floats_; }
 
   // Thread t's share: tiles of its blocks, output channels of its share. `u` holds the
-  // transformed filters of this group (36 x out x in); x and y point at channel 0 of the group
+  // transformed filters of this group (36 x out x in, or 36 x in x out transposed); x and y
+  // point at channel 0 of the group
   // in image 0 (image strides as given to the constructor).
   void run(int t, const float* x, const float* u, float* y, float* scratch) const;
 
@@ -80,7 +84,8 @@ class WinogradF4x3Plan {
   const WinogradTransforms* tr_;
   GemmTileShape tile_;
   long in_c_, out_c_, in_h_, in_w_, out_h_, out_w_;
-  long ldu_;  // row length of U[xi] (padded_lda of in_c_)
+  bool transposed_u_;
+  long ldu_;  // row length of U[xi] (padded_lda of its columns)
   long tiles_ = 0;
   long block_ = 0;  // tiles per block: a multiple of the tile width nr
   int kc_ = 0;
