@@ -13,6 +13,7 @@
 namespace anydnn {
 
 class ConvSolverRegistry;
+class BnSolverRegistry;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -26,6 +27,8 @@ class Backend {
   virtual std::string device_id() const = 0;
   // Ordered convolution solvers of this backend (docs/adding-a-solver.md).
   virtual const ConvSolverRegistry& conv_solvers() const = 0;
+  // Ordered batch-normalization solvers (backend/*/bn_registry.cpp).
+  virtual const BnSolverRegistry& bn_solvers() const = 0;
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;

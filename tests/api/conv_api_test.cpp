@@ -374,13 +374,6 @@ TEST(ConvApi, ImmediateMode) {
 
 TEST(ConvApi, NotYetImplementedFamiliesSayWhy) {
   Handle h;
-  Tensor x(miopenFloat, {1, 2, 3, 4});
-  expect_failure(
-      miopenStatusNotImplemented, "miopenBatchNormalizationForwardInference", "[bn]", [&] {
-        return miopenBatchNormalizationForwardInference(h, miopenBNSpatial, nullptr, nullptr, x,
-                                                        nullptr, x, nullptr, x, nullptr, nullptr,
-                                                        nullptr, nullptr, 1e-5);
-      });
   expect_failure(miopenStatusNotImplemented, "miopenCreateRNNDescriptor",
                  "miopenCreateRNNDescriptor is not implemented yet (planned in the [rnn] work", [] {
                    miopenRNNDescriptor_t r;

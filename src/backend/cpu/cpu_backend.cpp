@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/cpu/bn_registry.hpp"
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/tensor_ops.hpp"
@@ -21,11 +22,13 @@ class CpuBackend final : public Backend {
         device_id_("cpu-" + std::string(cpu_isa_name(config.cpu_isa)) + "-" +
                    std::to_string(config.num_threads) + "t"),
         conv_solvers_(cpu::make_conv_registry()),
+        bn_solvers_(cpu::make_bn_registry()),
         threads_(config.num_threads) {}
 
   BackendKind kind() const override { return BackendKind::Cpu; }
   std::string device_id() const override { return device_id_; }
   const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
+  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
   void* stream() const override { return stream_; }
   void set_stream(void* stream) override { stream_ = stream; }
   float run_timed(const std::function<void()>& work) override {
@@ -58,6 +61,7 @@ class CpuBackend final : public Backend {
  private:
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
+  BnSolverRegistry bn_solvers_;
   void* stream_ = nullptr;
   int threads_ = 1;
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/bn_registry.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "core/errors.hpp"
 #include "solver/conv_registry.hpp"
@@ -22,7 +23,9 @@ void check_cuda(cudaError_t err, const char* what) {
 class CudaBackend final : public Backend {
  public:
   CudaBackend(const Config& config, void* stream)
-      : stream_(static_cast<cudaStream_t>(stream)), conv_solvers_(cuda::make_conv_registry()) {
+      : stream_(static_cast<cudaStream_t>(stream)),
+        conv_solvers_(cuda::make_conv_registry()),
+        bn_solvers_(cuda::make_bn_registry()) {
     (void)config;
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
@@ -45,6 +48,7 @@ class CudaBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::Cuda; }
   std::string device_id() const override { return device_id_; }
   const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
+  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
   void* stream() const override { return stream_; }
   void set_stream(void* stream) override { stream_ = static_cast<cudaStream_t>(stream); }
   float run_timed(const std::function<void()>& work) override {
@@ -79,6 +83,7 @@ class CudaBackend final : public Backend {
  private:
   cudaStream_t stream_ = nullptr;
   ConvSolverRegistry conv_solvers_;
+  BnSolverRegistry bn_solvers_;
   int device_ = 0;
   std::string device_id_;
   cudaEvent_t start_ = nullptr;

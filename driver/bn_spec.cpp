@@ -1,0 +1,95 @@
+#include "bn_spec.hpp"
+
+#include <sstream>
+
+namespace anydnn::driver {
+
+bool bn_base_types(const std::string& base, miopenDataType_t& data, miopenDataType_t& param) {
+  if (base == "bnorm") {
+    data = param = miopenFloat;
+  } else if (base == "bnormfp16") {
+    data = param = miopenHalf;
+  } else if (base == "bnormfp16fp32") {
+    data = miopenHalf;
+    param = miopenFloat;
+  } else if (base == "bnormbfp16fp32") {
+    data = miopenBFloat16;
+    param = miopenFloat;
+  } else if (base == "bnormbfp16") {
+    data = param = miopenBFloat16;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void add_bn_flags(InputFlags& f) {
+  using T = InputFlags::Type;
+  f.add("forw", 'F', "0", "Forward: 1 training, 2 inference (0: training unless -b 1)");
+  f.add("back", 'b', "0", "Backward propagation (1)");
+  f.add("batchsize", 'n', "32", "Mini-batch size");
+  f.add("in_channels", 'c', "3", "Number of input channels");
+  f.add("in_h", 'H', "32", "Input height");
+  f.add("in_w", 'W', "32", "Input width");
+  f.add("in_d", 'D', "0", "Input depth (> 0: 5-D)");
+  f.add("layout", 'L', "", "Layout: NCHW, NHWC (NCDHW, NDHWC for 5-D)", T::String);
+  f.add("alpha", 'A', "1.0", "Alpha", T::String);
+  f.add("beta", 'B', "0.", "Beta", T::String);
+  f.add("iter", 'i', "1", "Number of iterations");
+  f.add("verify", 'V', "1", "Verify against the CPU reference (1)");
+  f.add("time", 't', "0", "Time each call (1)");
+  f.add("printconv", 'P', "1", "Print the problem (unused)");
+  f.add("mode", 'm', "0", "0 per-activation, 1 spatial");
+  f.add("save", 's', "0", "Save mean and inverse variance (1); backward uses them");
+  f.add("run", 'r', "0", "Update running statistics (1); inference uses them");
+  f.add("wall", 'w', "0", "Wall-clock time (1, needs -t 1)");
+}
+
+std::optional<std::string> bn_spec_from_flags(const InputFlags& f, BnSpec& s) {
+  const int n = f.get_int("batchsize"), c = f.get_int("in_channels"), h = f.get_int("in_h"),
+            w = f.get_int("in_w"), d = f.get_int("in_d");
+  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || d < 0) return "sizes must be positive";
+  s.lens = d > 0 ? std::vector<int>{n, c, d, h, w} : std::vector<int>{n, c, h, w};
+  s.layout = f.get_str("layout");
+  if (s.layout.empty()) s.layout = d > 0 ? "NCDHW" : "NCHW";
+  const bool ok_layout = d > 0 ? (s.layout == "NCDHW" || s.layout == "NDHWC")
+                               : (s.layout == "NCHW" || s.layout == "NHWC");
+  if (!ok_layout)
+    return "layout " + s.layout + " does not fit a " + (d > 0 ? "5" : "4") + "-D tensor";
+  const int mode = f.get_int("mode");
+  if (mode != 0 && mode != 1) return "-m must be 0 (per-activation) or 1 (spatial)";
+  s.mode = static_cast<miopenBatchNormMode_t>(mode);
+  s.forw = f.get_int("forw");
+  if (s.forw < 0 || s.forw > 2) return "-F must be 0, 1 or 2";
+  s.back = f.get_int("back") != 0;
+  s.save = f.get_int("save") != 0;
+  s.run = f.get_int("run") != 0;
+  try {
+    s.alpha = std::stod(f.get_str("alpha"));
+    s.beta = std::stod(f.get_str("beta"));
+  } catch (const std::exception&) {
+    return "-A / -B must be numbers";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_bn_line(const std::string& line, BnSpec& spec) {
+  std::istringstream ss(line);
+  std::vector<std::string> words;
+  for (std::string w; ss >> w;)
+    words.push_back(w);
+  if (!words.empty() && (words[0] == "MIOpenDriver" || words[0] == "./bin/MIOpenDriver"))
+    words.erase(words.begin());
+  if (words.empty()) return "no base";
+  if (!bn_base_types(words[0], spec.type, spec.param_type)) return "unsupported base " + words[0];
+  spec.base = words[0];
+  std::vector<const char*> argv = {"MIOpenDriver"};
+  for (const auto& w : words)
+    argv.push_back(w.c_str());
+  InputFlags flags;
+  add_bn_flags(flags);
+  if (auto err = flags.parse(static_cast<int>(argv.size()), argv.data(), 2)) return err;
+  return bn_spec_from_flags(flags, spec);
+}
+
+}  // namespace anydnn::driver

@@ -1,0 +1,132 @@
+// BnPerActivation: per-activation batch norm (statistics of every (c, d, h, w) over the batch)
+// on data whose per-image block C x D x H x W is packed in logical order (NCHW, NCDHW; the
+// image stride is free). Threads take blocks of positions; a block (N x 1024 values) stays in
+// L2 across its passes: sum over images, squared deviations, then the output, so x is read
+// from memory once.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "backend/cpu/bn/bn_util.hpp"
+#include "backend/cpu/kernels/bn_rows.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+constexpr long kBlock = 1024;
+
+bool image_packed(const TensorDescriptor& t) {
+  const auto& l = t.lens();
+  const auto& s = t.strides();
+  size_t expect = 1;
+  for (size_t k = l.size(); k-- > 1;) {
+    if (l[k] != 1 && s[k] != expect) return false;
+    expect *= l[k];
+  }
+  return true;
+}
+
+template <class T>
+void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnCall& call,
+                int threads) {
+  const long N = static_cast<long>(p.batch());
+  const long P = static_cast<long>(p.groups());
+  const size_t xn = p.x().strides()[0], yn = p.y().strides()[0];
+  const bool bwd = p.direction() == BnDirection::Backward;
+  const size_t dxn = bwd ? p.dx().strides()[0] : 0;
+  const T* x = static_cast<const T*>(b.x);
+  const long blocks = (P + kBlock - 1) / kBlock;
+  // Per thread: 6 vectors of a block (sums, mean or coefficients) and 3 staging rows.
+  BnScratch scratch(threads, 9, kBlock);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long blk = 0; blk < blocks; ++blk) {
+    const int t = omp_get_thread_num();
+    const long p0 = blk * kBlock, len = std::min(kBlock, P - p0);
+    float* s = scratch.get(t, 0);
+    float* q = scratch.get(t, 1);
+    float* mean = scratch.get(t, 2);
+    float* ka = scratch.get(t, 3);
+    float* kb = scratch.get(t, 4);
+    float* kc = scratch.get(t, 5);
+    float* b0 = scratch.get(t, 6);
+    float* b1 = scratch.get(t, 7);
+    float* b2 = scratch.get(t, 8);
+    if (call.needs_stats()) {
+      std::fill(s, s + len, 0.0f);
+      std::fill(q, q + len, 0.0f);
+      for (long n = 0; n < N; ++n)
+        ops.lane_add(s, load_run(x + n * xn + p0, len, b0), len);
+      const float inv = 1.0f / static_cast<float>(N);
+      for (long i = 0; i < len; ++i)
+        mean[i] = s[i] * inv;
+      std::fill(s, s + len, 0.0f);  // now the deviations from the rounded mean
+      for (long n = 0; n < N; ++n)
+        ops.lane_add_dev(s, q, load_run(x + n * xn + p0, len, b0), mean, len);
+      for (long i = 0; i < len; ++i) {
+        const double r = s[i];  // corrected two-pass: mean + r/N, m2 - r^2/N
+        call.set_stats(static_cast<size_t>(p0 + i), mean[i] + r / N, q[i] - r * r / N);
+      }
+    }
+    if (!bwd) {
+      for (long i = 0; i < len; ++i)
+        call.forward_coefs(static_cast<size_t>(p0 + i), &ka[i], &kc[i], &kb[i]);
+      T* y = static_cast<T*>(b.y);
+      for (long n = 0; n < N; ++n) {
+        T* yr = y + n * yn + p0;
+        float* out = out_run(yr, b1, call.plain_output());
+        ops.lane_affine(load_run(x + n * xn + p0, len, b0), ka, kc, kb, out, len);
+        store_run(yr, out, len, call.alpha(), call.beta());
+      }
+      continue;
+    }
+    const T* dy = static_cast<const T*>(b.dy);
+    for (long i = 0; i < len; ++i)
+      mean[i] = call.mean_of(static_cast<size_t>(p0 + i));
+    std::fill(s, s + len, 0.0f);
+    std::fill(q, q + len, 0.0f);
+    for (long n = 0; n < N; ++n)
+      ops.lane_dy_sums(s, q, load_run(dy + n * yn + p0, len, b1),
+                       load_run(x + n * xn + p0, len, b0), mean, len);
+    for (long i = 0; i < len; ++i) {
+      call.set_backward_sums(static_cast<size_t>(p0 + i), s[i], q[i]);
+      call.dx_coefs(static_cast<size_t>(p0 + i), &ka[i], &kb[i], &mean[i], &kc[i]);
+    }
+    T* dx = static_cast<T*>(b.dx);
+    for (long n = 0; n < N; ++n) {
+      T* dxr = dx + n * dxn + p0;
+      float* out = out_run(dxr, b2, call.plain_output());
+      ops.lane_dx(load_run(dy + n * yn + p0, len, b1), load_run(x + n * xn + p0, len, b0), ka, kb,
+                  mean, kc, out, len);
+      store_run(dxr, out, len, call.alpha(), call.beta());
+    }
+  }
+}
+
+class BnPerActivation final : public BnSolver {
+ public:
+  std::string_view name() const override { return "BnPerActivation"; }
+  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
+    ANYDNN_REJECT_IF(p.spatial(), "spatial mode");
+    ANYDNN_REJECT_IF(!image_packed(p.x()) || !image_packed(p.y()) ||
+                         (p.direction() == BnDirection::Backward && !image_packed(p.dx())),
+                     "an image is not packed in C, D, H, W order (not NCHW / NCDHW)");
+    return Applicability::yes();
+  }
+  void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
+    BnCall call(p, b);
+    dispatch_float_type(p.data_type(), [&](auto tag) {
+      run_blocks<decltype(tag)>(p, b, bn_row_ops(ctx.config.cpu_isa), call,
+                                std::max(1, ctx.config.num_threads));
+    });
+    call.finish();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BnSolver> make_bn_per_activation() {
+  return std::make_unique<BnPerActivation>();
+}
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,153 @@
+#include "backend/cpu/bn/bn_util.hpp"
+
+#include <algorithm>
+
+namespace anydnn::cpu {
+
+namespace {
+
+// Calls f(logical index, offset in elements) for every element of d, in logical order.
+template <class F>
+void for_each_element(const TensorDescriptor& d, F&& f) {
+  const auto& lens = d.lens();
+  const auto& strides = d.strides();
+  std::vector<size_t> idx(lens.size(), 0);
+  const size_t count = d.element_count();
+  for (size_t i = 0; i < count; ++i) {
+    size_t off = 0;
+    for (size_t k = 0; k < lens.size(); ++k)
+      off += idx[k] * strides[k];
+    f(i, off);
+    for (size_t k = lens.size(); k-- > 0;) {
+      if (++idx[k] < lens[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<double> load_bn_param(const TensorDescriptor& d, const void* data) {
+  std::vector<double> v(d.element_count());
+  dispatch_float_type(d.type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(data);
+    for_each_element(d, [&](size_t i, size_t off) { v[i] = to_float(p[off]); });
+  });
+  return v;
+}
+
+void store_bn_param(const TensorDescriptor& d, void* data, const std::vector<double>& v,
+                    double alpha, double beta) {
+  dispatch_float_type(d.type(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(data);
+    for_each_element(d, [&](size_t i, size_t off) {
+      const double old = beta == 0.0 ? 0.0 : static_cast<double>(to_float(p[off]));
+      p[off] = from_float<T>(static_cast<float>(alpha * v[i] + beta * old));
+    });
+  });
+}
+
+BnCall::BnCall(const BnProblem& p, const BnBuffers& b)
+    : p_(p),
+      b_(b),
+      groups_(p.groups()),
+      m_(static_cast<double>(p.group_size())),
+      mean_(p.groups(), 0.0),
+      var_(p.groups(), 0.0),
+      invstd_(p.groups(), 0.0) {
+  const auto to_float_vec = [](const std::vector<double>& v) {
+    return std::vector<float>(v.begin(), v.end());
+  };
+  scale_ = to_float_vec(load_bn_param(p.scale(), b.scale));
+  switch (p.direction()) {
+    case BnDirection::ForwardTraining:
+      bias_ = to_float_vec(load_bn_param(p.bias(), b.bias));
+      needs_stats_ = true;
+      break;
+    case BnDirection::ForwardInference:
+      bias_ = to_float_vec(load_bn_param(p.bias(), b.bias));
+      needs_stats_ = !p.running();
+      if (p.running()) {
+        mean_ = load_bn_param(p.mean(), b.run_mean);
+        const auto var = load_bn_param(p.var(), b.run_var);
+        for (size_t g = 0; g < groups_; ++g)
+          invstd_[g] = 1.0 / std::sqrt(var[g] + p.epsilon());
+      }
+      break;
+    case BnDirection::Backward:
+      needs_stats_ = !p.save();
+      if (p.save()) {
+        mean_ = load_bn_param(p.mean(), b.saved_mean);
+        invstd_ = load_bn_param(p.var(), b.saved_invstd);
+      }
+      dscale_.assign(groups_, 0.0);
+      dbias_.assign(groups_, 0.0);
+      break;
+  }
+  alpha_ = b.alpha;
+  beta_ = b.beta;
+  plain_ = alpha_ == 1.0f && beta_ == 0.0f;
+}
+
+void BnCall::combine(double& n, double& mean, double& m2, double nb, double mean_b, double m2_b) {
+  if (nb == 0.0) return;
+  const double total = n + nb;
+  const double delta = mean_b - mean;
+  mean += delta * nb / total;
+  m2 += m2_b + delta * delta * n * nb / total;
+  n = total;
+}
+
+void BnCall::set_stats(size_t g, double mean, double m2) {
+  mean_[g] = mean;
+  var_[g] = std::max(m2, 0.0) / m_;  // biased: what the normalisation uses
+  invstd_[g] = 1.0 / std::sqrt(var_[g] + p_.epsilon());
+}
+
+void BnCall::forward_coefs(size_t g, float* a, float* m, float* b) const {
+  *a = static_cast<float>(scale_[g] * invstd_[g]);
+  *m = static_cast<float>(mean_[g]);
+  *b = bias_[g];
+}
+
+void BnCall::set_backward_sums(size_t g, double sum_dy, double sum_dy_xc) {
+  dbias_[g] = sum_dy;
+  dscale_[g] = sum_dy_xc * invstd_[g];
+}
+
+void BnCall::dx_coefs(size_t g, float* a, float* b, float* m, float* c) const {
+  const double sa = scale_[g] * invstd_[g];
+  *a = static_cast<float>(sa);
+  *b = static_cast<float>(-sa * invstd_[g] * dscale_[g] / m_);
+  *m = static_cast<float>(mean_[g]);
+  *c = static_cast<float>(-sa * dbias_[g] / m_);
+}
+
+void BnCall::finish() const {
+  if (p_.direction() == BnDirection::ForwardTraining) {
+    if (p_.save()) {
+      store_bn_param(p_.mean(), b_.saved_mean, mean_);
+      store_bn_param(p_.var(), b_.saved_invstd, invstd_);
+    }
+    if (p_.running()) {
+      const double f = p_.exp_avg_factor();
+      // The running variance is the unbiased estimate (biased when there is one value).
+      const double unbias = m_ > 1.0 ? m_ / (m_ - 1.0) : 1.0;
+      auto rm = load_bn_param(p_.mean(), b_.run_mean);
+      auto rv = load_bn_param(p_.var(), b_.run_var);
+      for (size_t g = 0; g < groups_; ++g) {
+        rm[g] = (1.0 - f) * rm[g] + f * mean_[g];
+        rv[g] = (1.0 - f) * rv[g] + f * var_[g] * unbias;
+      }
+      store_bn_param(p_.mean(), b_.run_mean, rm);
+      store_bn_param(p_.var(), b_.run_var, rv);
+    }
+  } else if (p_.direction() == BnDirection::Backward) {
+    store_bn_param(p_.scale(), b_.dscale, dscale_, b_.alpha_param, b_.beta_param);
+    store_bn_param(p_.bias(), b_.dbias, dbias_, b_.alpha_param, b_.beta_param);
+  }
+}
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,15 @@
+// Batch-normalization loops (bn_rows.hpp) compiled for the avx2 instruction set.
+#include "backend/cpu/kernels/bn_rows.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+#include "backend/cpu/kernels/bn_rows.inc"
+}  // namespace
+
+const BnRowOps& bn_row_ops_avx2() {
+  static const BnRowOps ops = make_ops();
+  return ops;
+}
+
+}  // namespace anydnn::cpu

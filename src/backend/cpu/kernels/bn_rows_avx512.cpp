@@ -1,0 +1,15 @@
+// Batch-normalization loops (bn_rows.hpp) compiled for the avx512 instruction set.
+#include "backend/cpu/kernels/bn_rows.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+#include "backend/cpu/kernels/bn_rows.inc"
+}  // namespace
+
+const BnRowOps& bn_row_ops_avx512() {
+  static const BnRowOps ops = make_ops();
+  return ops;
+}
+
+}  // namespace anydnn::cpu

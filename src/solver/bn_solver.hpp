@@ -1,0 +1,64 @@
+// The contract every batch-normalization solver implements (docs/adding-a-solver.md): a name,
+// applicability with a reason, and a run on concrete buffers. BN needs no workspace and no
+// tuning, so there is no Find: the front-end (bn/bn_ops.cpp) runs the first applicable solver
+// of the backend's ordered registry (backend/*/bn_registry.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "problem/bn_problem.hpp"
+#include "solver/conv_solver.hpp"  // ExecutionContext, Applicability
+
+namespace anydnn {
+
+// The buffers of one call by role. Null optional pointers follow MIOpen: a pair is used only
+// when both of its pointers are set (the BnProblem's save()/running() flags say which are).
+struct BnBuffers {
+  const void* x = nullptr;
+  void* y = nullptr;         // forward output
+  const void* dy = nullptr;  // backward input
+  void* dx = nullptr;        // backward output
+  const void* scale = nullptr;
+  const void* bias = nullptr;  // forward only
+  // Forward training: running mean / variance (read and updated). Inference: the estimates.
+  void* run_mean = nullptr;
+  void* run_var = nullptr;
+  // Forward training: written. Backward: read.
+  void* saved_mean = nullptr;
+  void* saved_invstd = nullptr;
+  void* dscale = nullptr;  // backward outputs
+  void* dbias = nullptr;
+  // y = alpha * bn(x) + beta * y; dx likewise; dscale/dbias with the param factors.
+  float alpha = 1.0f, beta = 0.0f, alpha_param = 1.0f, beta_param = 0.0f;
+};
+
+class BnSolver {
+ public:
+  virtual ~BnSolver() = default;
+  virtual std::string_view name() const = 0;
+  // A fallback runs only when no other solver applies (it exists for coverage).
+  virtual bool fallback_only() const { return false; }
+  virtual Applicability applicable(const ExecutionContext& ctx, const BnProblem& p) const = 0;
+  virtual void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const = 0;
+};
+
+struct BnSolverEntry {
+  uint64_t id;  // stable, never reused; 0 is invalid
+  std::unique_ptr<BnSolver> solver;
+};
+
+// Ordered: the first applicable solver runs. Throws InternalError on duplicate ids or names.
+class BnSolverRegistry {
+ public:
+  explicit BnSolverRegistry(std::vector<BnSolverEntry> entries);
+  const std::vector<BnSolverEntry>& entries() const { return entries_; }
+  const BnSolverEntry* find(std::string_view name) const;
+
+ private:
+  std::vector<BnSolverEntry> entries_;
+};
+
+}  // namespace anydnn
