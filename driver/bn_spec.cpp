@@ -92,4 +92,19 @@ std::optional<std::string> parse_bn_line(const std::string& line, BnSpec& spec) 
   return bn_spec_from_flags(flags, spec);
 }
 
+std::string to_bn_driver_args(const BnSpec& s) {
+  std::ostringstream o;
+  const bool d5 = s.lens.size() == 5;
+  o << s.base << " -n " << s.lens[0] << " -c " << s.lens[1];
+  if (d5) o << " -D " << s.lens[2];
+  o << " -H " << s.lens[s.lens.size() - 2] << " -W " << s.lens.back() << " -m "
+    << static_cast<int>(s.mode) << " --forw " << s.forw << " -b " << (s.back ? 1 : 0);
+  if (s.save) o << " -s 1";
+  if (s.run) o << " -r 1";
+  o << " --layout " << s.layout;
+  if (s.alpha != 1.0) o << " -A " << s.alpha;
+  if (s.beta != 0.0) o << " -B " << s.beta;
+  return o.str();
+}
+
 }  // namespace anydnn::driver

@@ -41,5 +41,8 @@ bool bn_base_types(const std::string& base, miopenDataType_t& data, miopenDataTy
 void add_bn_flags(InputFlags& flags);
 std::optional<std::string> bn_spec_from_flags(const InputFlags& flags, BnSpec& spec);
 std::optional<std::string> parse_bn_line(const std::string& line, BnSpec& spec);
+// The problem back as driver arguments (base first; no -i/-V/-t), read by parse_bn_line into
+// the same spec.
+std::string to_bn_driver_args(const BnSpec& spec);
 
 }  // namespace anydnn::driver

@@ -1,15 +1,19 @@
 // MIOpenDriver: MIOpen's benchmark and verification command line, on anydnn.
-//   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16 (bnorm*, rnn* to come)
+//   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
+//                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32 (rnn* to come)
 #include <iostream>
 #include <string>
 
+#include "bn_driver.hpp"
+#include "bn_spec.hpp"
 #include "conv_driver.hpp"
 
 namespace {
 
 void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
-               "Supported bases: conv, convfp16, convbfp16, convint8\n";
+               "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
+               "                 bnormfp16fp32, bnormbfp16fp32\n";
 }
 
 }  // namespace
@@ -31,8 +35,17 @@ int main(int argc, char** argv) {
     print_bases();
     return 0;
   }
+  miopenDataType_t bn_data, bn_param;
+  if (anydnn::driver::bn_base_types(base, bn_data, bn_param)) {
+    try {
+      return anydnn::driver::run_bn_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
   if (!type) {
-    const bool later = base.rfind("bnorm", 0) == 0 || base.rfind("rnn", 0) == 0;
+    const bool later = base.rfind("rnn", 0) == 0;
     std::cerr << "MIOpenDriver: base '" << base << "' is "
               << (later ? "not implemented yet (see docs/api-status.md)" : "not supported")
               << std::endl;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "bn_spec.hpp"
 #include "conv_spec.hpp"
 
 namespace anydnn::test {
@@ -51,6 +52,32 @@ inline driver::ConvSpec scale_for_ci(driver::ConvSpec s) {
     if (pick < 0) break;  // every axis at its minimum: run as is
     int& len = s.in_lens[2 + pick];
     len = std::max(minimum(pick), (len + 1) / 2);
+  }
+  return s;
+}
+
+// Batch-norm cases: channels, mode, layout, flags and types stay; while the tensor holds more
+// than kBnElementBudget values, halve (rounding up) N while it is above 2, then the largest
+// spatial size above 1.
+constexpr size_t kBnElementBudget = size_t{1} << 20;
+
+inline driver::BnSpec scale_bn_for_ci(driver::BnSpec s) {
+  const auto elements = [&] {
+    size_t e = 1;
+    for (int l : s.lens)
+      e *= static_cast<size_t>(l);
+    return e;
+  };
+  while (elements() > kBnElementBudget) {
+    if (s.lens[0] > 2) {
+      s.lens[0] = (s.lens[0] + 1) / 2;
+      continue;
+    }
+    size_t big = 2;
+    for (size_t i = 3; i < s.lens.size(); ++i)
+      if (s.lens[i] > s.lens[big]) big = i;
+    if (s.lens[big] == 1) break;
+    s.lens[big] = (s.lens[big] + 1) / 2;
   }
   return s;
 }

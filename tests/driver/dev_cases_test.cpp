@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -57,6 +58,32 @@ INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevCases,
                          ::testing::ValuesIn(load_problem_lines("miopen_dev_cases_conv.txt")),
                          [](const auto& info) {
                            return "L" + std::to_string(info.index) + "_" + test_name_of(info.param);
+                         });
+
+// Every batch-normalization case (tests/problems/miopen_dev_cases_bnorm.txt) with its own
+// direction and save / running flags, verified by the driver against the double reference.
+class MIOpenDevBnCases : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MIOpenDevBnCases, Verifies) {
+  driver::BnSpec spec;
+  ASSERT_FALSE(driver::parse_bn_line(GetParam(), spec)) << GetParam();
+  const driver::BnSpec scaled = scale_bn_for_ci(spec);
+  const std::string cmd =
+      std::string(ANYDNN_DRIVER_PATH) + " " + driver::to_bn_driver_args(scaled) + " -V 1 -i 1";
+  const ProcessResult r = run(cmd);
+  SCOPED_TRACE("case:    " + GetParam() + "\nran:     " + cmd + "\noutput:\n" + r.output);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(count(r.output, "FAILED"), 0);
+  EXPECT_EQ(count(r.output, "Batch Norm Verifies on CPU and GPU."), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevBnCases,
+                         ::testing::ValuesIn(load_problem_lines("miopen_dev_cases_bnorm.txt")),
+                         [](const auto& info) {
+                           std::string name = "L" + std::to_string(info.index) + "_";
+                           for (char c : info.param)
+                             name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
                          });
 
 // The scaling rule itself: only N and spatial sizes change, and the work ends within budget
