@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <miopen/miopen.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -16,7 +17,10 @@
 namespace anydnn::test {
 
 // A fresh seed per test run; use SCOPED_TRACE(seed_trace(seed)) so failures print it.
+// ANYDNN_TEST_SEED=<n> replays a failing run.
 inline unsigned fresh_seed() {
+  if (const char* s = std::getenv("ANYDNN_TEST_SEED"))
+    return static_cast<unsigned>(std::strtoul(s, nullptr, 10));
   return std::random_device{}();
 }
 inline std::string seed_trace(unsigned seed) {

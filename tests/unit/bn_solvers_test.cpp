@@ -34,10 +34,12 @@ std::vector<double> values(const HostTensor& t) {
   return ref::to_logical(t.view());
 }
 
-// relative_rms, but measured against at least 0.1: the inputs are of order 1, and a mean near
-// zero (or an all-zero dx when a group has one value) would turn rounding into a failure.
-double error(const std::vector<double>& want, const std::vector<double>& got) {
-  double peak = 0.1;
+// relative_rms, but measured against at least `floor`: the inputs are of order 1, and a mean
+// near zero (or an all-zero dx when a group has one value) would turn rounding into a failure.
+// dscale / dbias are sums of M terms of order 1; a single one (C = 1) lands near zero now and
+// then by chance, so they are measured against at least 1.
+double error(const std::vector<double>& want, const std::vector<double>& got, double floor = 0.1) {
+  double peak = floor;
   for (double v : want)
     peak = std::max(peak, std::abs(v));
   for (double v : got)
@@ -227,8 +229,8 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
     if (k.dir == BnDirection::ForwardInference)
       EXPECT_EQ(mm.bytes, m0.bytes) << "inference must not write the estimates";
     if (k.dir == BnDirection::Backward) {
-      EXPECT_LE(error(want_ds, values(ds)), tol) << "dscale";
-      EXPECT_LE(error(want_db, values(db)), tol) << "dbias";
+      EXPECT_LE(error(want_ds, values(ds), 1.0), tol) << "dscale";
+      EXPECT_LE(error(want_db, values(db), 1.0), tol) << "dbias";
     }
   }
   return ran;

@@ -48,9 +48,9 @@ struct Rows {
   T* y_row(long r) const { return static_cast<T*>(b.y) + (r / S) * yn + (r % S) * yp; }
   T* dx_row(long r) const { return static_cast<T*>(b.dx) + (r / S) * dxn + (r % S) * dxp; }
 
-  // Rows per block: about 32 KiB of data, and at most 256 rows so that the float partial sums
+  // Rows per block: about 32 KiB of data, and at most 64 rows so that the float partial sums
   // (one term per row) stay accurate before they move to double.
-  long block_rows() const { return std::clamp(8192L / C, 1L, 256L); }
+  long block_rows() const { return std::clamp(8192L / C, 1L, 64L); }
 
   void stats() const {
     const long R = block_rows(), total = rows();

@@ -1,8 +1,8 @@
 // BnSpatialChannelMajor: spatial batch norm on NCHW / NCDHW data (each (n, c) plane contiguous;
 // the n and c strides are free). With at least as many channels as threads, one thread owns a
-// channel from start to end: statistics, then the normalisation pass while the channel is
-// still in its L2 (ResNet-50 channels at N=32 are 6 KiB to 1.6 MiB), so x is read from memory
-// once. Fewer channels than threads (e.g. 4 channels of 1024x2048 images) split each channel
+// block of channels from start to end: statistics, then the normalisation pass while the block
+// is still in its L2 (ResNet-50 channels at N=32 are 6 KiB to 1.6 MiB), so x is read from
+// memory once. Fewer channels than threads (e.g. 4 channels of 1024x2048 images) split each channel
 // into chunks across threads with a separate combining step.
 #include <omp.h>
 
@@ -15,7 +15,14 @@ namespace anydnn::cpu {
 
 namespace {
 
-constexpr long kChunk = 4096;  // floats per run: 16 KiB, stays in L1 between the two passes
+constexpr long kChunk = 4096;
+constexpr long kStreamRun = 1024;
+// Outputs above this size, in planes of at least kStreamRun values, are streamed past the caches
+// (non-temporal stores: no read-for-ownership). Measured here: 112x112 and 56x56 x 256 channels
+// at N=32 (100 MiB) gain 35%; 25-50 MiB tensors gain nothing (the 480 MiB L3 of the test
+// machine holds them), and short planes (7x7, 14x14) lose badly to partial-line streaming.
+constexpr size_t kStreamBytes =
+    size_t{64} << 20;  // floats per run: 16 KiB, stays in L1 between the two passes
 
 // n and c strides of a tensor whose spatial dimensions are packed (last stride 1).
 struct PlaneStrides {
@@ -33,6 +40,21 @@ bool spatial_contiguous(const TensorDescriptor& t) {
   return true;
 }
 
+// A piece of one channel: `runs` planes from image n0, or the piece [s0, s0 + len) of plane n0.
+struct Batch {
+  long n0, runs, s0, len;
+};
+
+// Every channel is cut the same way, in image order: whole planes, or kChunk pieces of large
+// ones.
+std::vector<Batch> make_batches(long N, long S) {
+  std::vector<Batch> b;
+  for (long n = 0; n < N; ++n)
+    for (long s0 = 0; s0 < S; s0 += kChunk)
+      b.push_back({n, 1, s0, std::min(kChunk, S - s0)});
+  return b;
+}
+
 template <class T>
 struct Planes {
   const BnProblem& p;
@@ -42,110 +64,197 @@ struct Planes {
   int threads;
   long S, N, C;
   PlaneStrides xs, ys, dxs;
+  std::vector<Batch> batches;
+  // Outputs far larger than the caches are written with non-temporal stores.
+  bool stream = false;
 
-  const T* x_at(long n, long c) const { return static_cast<const T*>(b.x) + n * xs.n + c * xs.c; }
-  const T* dy_at(long n, long c) const { return static_cast<const T*>(b.dy) + n * ys.n + c * ys.c; }
-  T* y_at(long n, long c) const { return static_cast<T*>(b.y) + n * ys.n + c * ys.c; }
-  T* dx_at(long n, long c) const { return static_cast<T*>(b.dx) + n * dxs.n + c * dxs.c; }
-
-  // Statistics of one run into (count, mean, m2).
-  void run_stats(const T* x, long len, float* buf, double& cnt, double& mean, double& m2) const {
-    double rm, rm2;
-    ops.run_mean_m2(load_run(x, len, buf), len, &rm, &rm2);
-    BnCall::combine(cnt, mean, m2, static_cast<double>(len), rm, rm2);
+  const T* x_at(const Batch& q, long c) const {
+    return static_cast<const T*>(b.x) + q.n0 * xs.n + c * xs.c + q.s0;
+  }
+  const T* dy_at(const Batch& q, long c) const {
+    return static_cast<const T*>(b.dy) + q.n0 * ys.n + c * ys.c + q.s0;
+  }
+  T* y_at(const Batch& q, long c) const {
+    return static_cast<T*>(b.y) + q.n0 * ys.n + c * ys.c + q.s0;
+  }
+  T* dx_at(const Batch& q, long c) const {
+    return static_cast<T*>(b.dx) + q.n0 * dxs.n + c * dxs.c + q.s0;
   }
 
-  void channel_stats(long c, float* buf) const {
-    double cnt = 0, mean = 0, m2 = 0;
-    for (long n = 0; n < N; ++n)
-      for (long s0 = 0; s0 < S; s0 += kChunk)
-        run_stats(x_at(n, c) + s0, std::min(kChunk, S - s0), buf, cnt, mean, m2);
-    call.set_stats(static_cast<size_t>(c), mean, m2);
+  // Statistics of one batch into (count, mean, m2).
+  void batch_stats(const Batch& q, long c, float* buf, double& cnt, double& mean,
+                   double& m2) const {
+    long st;
+    const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), buf, st);
+    double bm, bm2;
+    ops.runs_mean_m2(x, q.runs, q.len, st, &bm, &bm2);
+    BnCall::combine(cnt, mean, m2, static_cast<double>(q.runs * q.len), bm, bm2);
   }
 
-  void channel_forward(long c, float* bx, float* by) const {
-    float a, m, bb;
-    call.forward_coefs(static_cast<size_t>(c), &a, &m, &bb);
-    for (long n = 0; n < N; ++n)
-      for (long s0 = 0; s0 < S; s0 += kChunk) {
-        const long len = std::min(kChunk, S - s0);
-        T* y = y_at(n, c) + s0;
-        float* out = out_run(y, by, call.plain_output());
-        ops.run_affine(load_run(x_at(n, c) + s0, len, bx), len, a, m, bb, out);
-        store_run(y, out, len, call.alpha(), call.beta());
-      }
+  double batch_sum(const Batch& q, long c, float* buf) const {
+    long st;
+    const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), buf, st);
+    return ops.runs_sum(x, q.runs, q.len, st);
   }
 
-  void channel_sums(long c, float* bx, float* bdy) const {
-    double s1 = 0, s2 = 0;
-    const float mean = call.mean_of(static_cast<size_t>(c));
-    for (long n = 0; n < N; ++n)
-      for (long s0 = 0; s0 < S; s0 += kChunk) {
-        const long len = std::min(kChunk, S - s0);
-        double r1, r2;
-        ops.run_dy_sums(load_run(dy_at(n, c) + s0, len, bdy), load_run(x_at(n, c) + s0, len, bx),
-                        len, mean, &r1, &r2);
-        s1 += r1;
-        s2 += r2;
-      }
-    call.set_backward_sums(static_cast<size_t>(c), s1, s2);
+  void batch_dev(const Batch& q, long c, float mean, float* buf, double* dev, double* sq) const {
+    long st;
+    const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), buf, st);
+    ops.runs_dev(x, q.runs, q.len, st, mean, dev, sq);
   }
 
-  void channel_dx(long c, float* bx, float* bdy, float* bdx) const {
-    float a, bb, m, cc;
-    call.dx_coefs(static_cast<size_t>(c), &a, &bb, &m, &cc);
-    for (long n = 0; n < N; ++n)
-      for (long s0 = 0; s0 < S; s0 += kChunk) {
-        const long len = std::min(kChunk, S - s0);
-        T* dx = dx_at(n, c) + s0;
-        float* out = out_run(dx, bdx, call.plain_output());
-        ops.run_dx(load_run(dy_at(n, c) + s0, len, bdy), load_run(x_at(n, c) + s0, len, bx), len, a,
-                   bb, m, cc, out);
-        store_run(dx, out, len, call.alpha(), call.beta());
-      }
+  void batch_forward(const Batch& q, long c, const float* k, float* bx, float* by) const {
+    long sx, sy;
+    const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), bx, sx);
+    T* y = y_at(q, c);
+    float* out = out_runs(y, static_cast<long>(ys.n), by, q.len, call.plain_output(), sy);
+    ops.runs_affine(x, sx, q.runs, q.len, k[0], k[1], k[2], out, sy,
+                    stream && static_cast<const void*>(out) == y);
+    store_runs(y, static_cast<long>(ys.n), out, sy, q.runs, q.len, call.alpha(), call.beta());
   }
 
-  // One thread per channel: every pass over a channel back to back.
-  void run_by_channel() const {
-    BnScratch scratch(threads, 3, kChunk);
-    const bool fwd = p.direction() != BnDirection::Backward;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (long c = 0; c < C; ++c) {
-      const int t = omp_get_thread_num();
-      float* b0 = scratch.get(t, 0);
-      float* b1 = scratch.get(t, 1);
-      float* b2 = scratch.get(t, 2);
-      if (call.needs_stats()) channel_stats(c, b0);
-      if (fwd) {
-        channel_forward(c, b0, b1);
-      } else {
-        channel_sums(c, b0, b1);
-        channel_dx(c, b0, b1, b2);
+  void batch_sums(const Batch& q, long c, float mean, float* bx, float* bdy, double* s1,
+                  double* s2) const {
+    long sx, sd;
+    const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), bx, sx);
+    const float* dy = load_runs(dy_at(q, c), q.runs, q.len, static_cast<long>(ys.n), bdy, sd);
+    ops.runs_dy_sums(dy, sd, x, sx, q.runs, q.len, mean, s1, s2);
+  }
+
+  void batch_dx(const Batch& q, long c, const float* k, float* bx, float* bdy, float* bdx) const {
+    long sx, sd, so;
+    const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), bx, sx);
+    const float* dy = load_runs(dy_at(q, c), q.runs, q.len, static_cast<long>(ys.n), bdy, sd);
+    T* dx = dx_at(q, c);
+    float* out = out_runs(dx, static_cast<long>(dxs.n), bdx, q.len, call.plain_output(), so);
+    ops.runs_dx(dy, sd, x, sx, q.runs, q.len, k[0], k[1], k[2], k[3], out, so,
+                stream && static_cast<const void*>(out) == dx);
+    store_runs(dx, static_cast<long>(dxs.n), out, so, q.runs, q.len, call.alpha(), call.beta());
+  }
+
+  bool backward() const { return p.direction() == BnDirection::Backward; }
+
+  // Starts loading the inputs of batch q of channel c into L2.
+  void prefetch_batch(const Batch& q, long c) const {
+    const long bytes = q.len * static_cast<long>(sizeof(T));
+    for (long r = 0; r < q.runs; ++r) {
+      const char* px = reinterpret_cast<const char*>(x_at(q, c) + r * xs.n);
+      for (long o = 0; o < bytes; o += 64)
+        __builtin_prefetch(px + o, 0, 2);
+      if (backward()) {
+        const char* pd = reinterpret_cast<const char*>(dy_at(q, c) + r * ys.n);
+        for (long o = 0; o < bytes; o += 64)
+          __builtin_prefetch(pd + o, 0, 2);
       }
     }
   }
 
-  // Few channels: every pass split into (channel, image, chunk) items across threads.
-  void run_by_chunk() const {
-    const long chunks = (S + kChunk - 1) / kChunk;
-    const long per_c = N * chunks;
+  // Coefficients of channel c: forward {a, m, b}, backward {a, b, m, c}.
+  void coefs(long c, float* k) const {
+    if (backward())
+      call.dx_coefs(static_cast<size_t>(c), &k[0], &k[1], &k[2], &k[3]);
+    else
+      call.forward_coefs(static_cast<size_t>(c), &k[0], &k[1], &k[2]);
+  }
+
+  // Threads take blocks of channels and run every pass over a block back to back, so the later
+  // passes read it from L2. A block is one channel for large maps; for small maps (7x7, 14x14)
+  // it is as many channels as fit in about 512 KiB, walked image by image so that memory is
+  // read in address order (one channel alone would be 32 scattered 196-byte pieces).
+  void run_by_block() const {
+    const long per_channel = N * S;
+    const long cb =
+        std::clamp(131072L / per_channel, 1L, std::max(1L, (C + 4 * threads - 1) / (4 * threads)));
+    const long blocks = (C + cb - 1) / cb;
+    const bool in_cache = cb * per_channel <= 131072L;
+    BnScratch scratch(threads, 3, kChunk);
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      float* b0 = scratch.get(t, 0);
+      float* b1 = scratch.get(t, 1);
+      float* b2 = scratch.get(t, 2);
+      std::vector<double> acc(static_cast<size_t>(cb) * 3);
+      std::vector<float> k(static_cast<size_t>(cb) * 4);
+      // Contiguous block ranges per thread, so that a thread knows its next block and can
+      // prefetch it into L2 while it writes the current one (reads and writes then overlap, as
+      // in a copy, instead of alternating phases).
+      const long lo = blocks * t / threads, hi = blocks * (t + 1) / threads;
+      for (long blk = lo; blk < hi; ++blk) {
+        const long c0 = blk * cb, c1 = std::min(C, c0 + cb);
+        if (call.needs_stats() && in_cache) {
+          // Exact two-pass statistics: the block is in L2 for the second pass.
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (const Batch& q : batches)
+            for (long c = c0; c < c1; ++c)
+              acc[(c - c0) * 3] += batch_sum(q, c, b0);
+          for (long c = c0; c < c1; ++c)
+            acc[(c - c0) * 3] /= static_cast<double>(per_channel);
+          for (const Batch& q : batches)
+            for (long c = c0; c < c1; ++c) {
+              double d, sq;
+              batch_dev(q, c, static_cast<float>(acc[(c - c0) * 3]), b0, &d, &sq);
+              acc[(c - c0) * 3 + 1] += d;
+              acc[(c - c0) * 3 + 2] += sq;
+            }
+          for (long c = c0; c < c1; ++c) {
+            const double* a = &acc[(c - c0) * 3];
+            const double m = static_cast<float>(a[0]), n = static_cast<double>(per_channel);
+            call.set_stats(static_cast<size_t>(c), m + a[1] / n, a[2] - a[1] * a[1] / n);
+          }
+        } else if (call.needs_stats()) {
+          // A channel larger than L2: one read, statistics per piece combined with Chan's rule.
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (const Batch& q : batches)
+            for (long c = c0; c < c1; ++c) {
+              double* a = &acc[(c - c0) * 3];
+              batch_stats(q, c, b0, a[0], a[1], a[2]);
+            }
+          for (long c = c0; c < c1; ++c)
+            call.set_stats(static_cast<size_t>(c), acc[(c - c0) * 3 + 1], acc[(c - c0) * 3 + 2]);
+        }
+        if (backward()) {
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (const Batch& q : batches)
+            for (long c = c0; c < c1; ++c) {
+              double r1, r2;
+              batch_sums(q, c, call.mean_of(static_cast<size_t>(c)), b0, b1, &r1, &r2);
+              acc[(c - c0) * 3] += r1;
+              acc[(c - c0) * 3 + 1] += r2;
+            }
+          for (long c = c0; c < c1; ++c)
+            call.set_backward_sums(static_cast<size_t>(c), acc[(c - c0) * 3],
+                                   acc[(c - c0) * 3 + 1]);
+        }
+        for (long c = c0; c < c1; ++c)
+          coefs(c, &k[(c - c0) * 4]);
+        const bool prefetch = in_cache && blk + 1 < hi;
+        for (const Batch& q : batches)
+          for (long c = c0; c < c1; ++c) {
+            if (backward())
+              batch_dx(q, c, &k[(c - c0) * 4], b0, b1, b2);
+            else
+              batch_forward(q, c, &k[(c - c0) * 4], b0, b1);
+            if (prefetch && c + cb < C) prefetch_batch(q, c + cb);
+          }
+      }
+    }
+  }
+
+  // Fewer channels than threads: every pass split into (channel, batch) items across threads,
+  // with the per-channel combining in between.
+  void run_by_item() const {
+    const long per_c = static_cast<long>(batches.size());
     const long items = C * per_c;
     BnScratch scratch(threads, 3, kChunk);
     std::vector<double> part(static_cast<size_t>(items) * 3);
-    auto item = [&](long i, long& c, long& n, long& s0, long& len) {
-      c = i / per_c;
-      n = (i % per_c) / chunks;
-      s0 = (i % chunks) * kChunk;
-      len = std::min(kChunk, S - s0);
-    };
     if (call.needs_stats()) {
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (long i = 0; i < items; ++i) {
-        long c, n, s0, len;
-        item(i, c, n, s0, len);
         double* q = &part[static_cast<size_t>(i) * 3];
         q[0] = q[1] = q[2] = 0.0;
-        run_stats(x_at(n, c) + s0, len, scratch.get(omp_get_thread_num(), 0), q[0], q[1], q[2]);
+        batch_stats(batches[i % per_c], i / per_c, scratch.get(omp_get_thread_num(), 0), q[0], q[1],
+                    q[2]);
       }
       for (long c = 0; c < C; ++c) {
         double cnt = 0, mean = 0, m2 = 0;
@@ -154,15 +263,13 @@ struct Planes {
         call.set_stats(static_cast<size_t>(c), mean, m2);
       }
     }
-    if (p.direction() == BnDirection::Backward) {
+    if (backward()) {
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (long i = 0; i < items; ++i) {
-        long c, n, s0, len;
-        item(i, c, n, s0, len);
         const int t = omp_get_thread_num();
-        ops.run_dy_sums(load_run(dy_at(n, c) + s0, len, scratch.get(t, 1)),
-                        load_run(x_at(n, c) + s0, len, scratch.get(t, 0)), len,
-                        call.mean_of(static_cast<size_t>(c)), &part[i * 3], &part[i * 3 + 1]);
+        const long c = i / per_c;
+        batch_sums(batches[i % per_c], c, call.mean_of(static_cast<size_t>(c)), scratch.get(t, 0),
+                   scratch.get(t, 1), &part[i * 3], &part[i * 3 + 1]);
       }
       for (long c = 0; c < C; ++c) {
         double s1 = 0, s2 = 0;
@@ -173,33 +280,18 @@ struct Planes {
         call.set_backward_sums(static_cast<size_t>(c), s1, s2);
       }
     }
-    std::vector<float> coef(static_cast<size_t>(C) * 4);
-    for (long c = 0; c < C; ++c) {
-      if (p.direction() == BnDirection::Backward)
-        call.dx_coefs(c, &coef[c * 4], &coef[c * 4 + 1], &coef[c * 4 + 2], &coef[c * 4 + 3]);
-      else
-        call.forward_coefs(c, &coef[c * 4], &coef[c * 4 + 1], &coef[c * 4 + 2]);
-    }
+    std::vector<float> k(static_cast<size_t>(C) * 4);
+    for (long c = 0; c < C; ++c)
+      coefs(c, &k[c * 4]);
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long i = 0; i < items; ++i) {
-      long c, n, s0, len;
-      item(i, c, n, s0, len);
       const int t = omp_get_thread_num();
-      const float* k = &coef[c * 4];
-      if (p.direction() == BnDirection::Backward) {
-        T* dx = dx_at(n, c) + s0;
-        float* out = out_run(dx, scratch.get(t, 2), call.plain_output());
-        ops.run_dx(load_run(dy_at(n, c) + s0, len, scratch.get(t, 1)),
-                   load_run(x_at(n, c) + s0, len, scratch.get(t, 0)), len, k[0], k[1], k[2], k[3],
-                   out);
-        store_run(dx, out, len, call.alpha(), call.beta());
-      } else {
-        T* y = y_at(n, c) + s0;
-        float* out = out_run(y, scratch.get(t, 1), call.plain_output());
-        ops.run_affine(load_run(x_at(n, c) + s0, len, scratch.get(t, 0)), len, k[0], k[1], k[2],
-                       out);
-        store_run(y, out, len, call.alpha(), call.beta());
-      }
+      const long c = i / per_c;
+      if (backward())
+        batch_dx(batches[i % per_c], c, &k[c * 4], scratch.get(t, 0), scratch.get(t, 1),
+                 scratch.get(t, 2));
+      else
+        batch_forward(batches[i % per_c], c, &k[c * 4], scratch.get(t, 0), scratch.get(t, 1));
     }
   }
 };
@@ -229,13 +321,16 @@ class BnSpatialChannelMajor final : public BnSolver {
                        static_cast<long>(l[1]),
                        {p.x().strides()[0], p.x().strides()[1]},
                        {p.y().strides()[0], p.y().strides()[1]},
-                       {}};
+                       {},
+                       make_batches(static_cast<long>(l[0]), static_cast<long>(p.spatial_size()))};
       if (p.direction() == BnDirection::Backward)
         planes.dxs = {p.dx().strides()[0], p.dx().strides()[1]};
+      const TensorDescriptor& out = p.direction() == BnDirection::Backward ? p.dx() : p.y();
+      planes.stream = out.element_space() * sizeof(T) > kStreamBytes && planes.S >= kStreamRun;
       if (planes.C >= planes.threads)
-        planes.run_by_channel();
+        planes.run_by_block();
       else
-        planes.run_by_chunk();
+        planes.run_by_item();
     });
     call.finish();
   }

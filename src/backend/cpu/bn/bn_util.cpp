@@ -106,15 +106,20 @@ void BnCall::set_stats(size_t g, double mean, double m2) {
   invstd_[g] = 1.0 / std::sqrt(var_[g] + p_.epsilon());
 }
 
+// The kernels centre on the float-rounded mean m; the coefficients absorb the rounding
+// (mean - m), which matters when the mean is large against the spread.
 void BnCall::forward_coefs(size_t g, float* a, float* m, float* b) const {
-  *a = static_cast<float>(scale_[g] * invstd_[g]);
+  const double sa = scale_[g] * invstd_[g];
+  *a = static_cast<float>(sa);
   *m = static_cast<float>(mean_[g]);
-  *b = bias_[g];
+  *b = static_cast<float>(bias_[g] - sa * (mean_[g] - static_cast<double>(*m)));
 }
 
 void BnCall::set_backward_sums(size_t g, double sum_dy, double sum_dy_xc) {
+  // sum_dy_xc was taken around mean_of(g), the float-rounded mean: move it to the exact one.
+  const double rounding = mean_[g] - static_cast<double>(mean_of(g));
   dbias_[g] = sum_dy;
-  dscale_[g] = sum_dy_xc * invstd_[g];
+  dscale_[g] = (sum_dy_xc - rounding * sum_dy) * invstd_[g];
 }
 
 void BnCall::dx_coefs(size_t g, float* a, float* b, float* m, float* c) const {
@@ -122,7 +127,8 @@ void BnCall::dx_coefs(size_t g, float* a, float* b, float* m, float* c) const {
   *a = static_cast<float>(sa);
   *b = static_cast<float>(-sa * invstd_[g] * dscale_[g] / m_);
   *m = static_cast<float>(mean_[g]);
-  *c = static_cast<float>(-sa * dbias_[g] / m_);
+  *c = static_cast<float>(-sa * dbias_[g] / m_ -
+                          static_cast<double>(*b) * (mean_[g] - static_cast<double>(*m)));
 }
 
 void BnCall::finish() const {

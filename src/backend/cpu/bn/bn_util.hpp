@@ -110,6 +110,45 @@ void store_run(T* dst, const float* src, long n, float alpha, float beta) {
   }
 }
 
+// The same for `runs` stretches of `len` values, `stride` apart; a converted copy is packed
+// (stride len) into buf, which holds runs * len floats. `out_stride` receives the view's stride.
+template <class T>
+const float* load_runs(const T* src, long runs, long len, long stride, float* buf,
+                       long& out_stride) {
+  if constexpr (std::is_same_v<T, float>) {
+    (void)buf;
+    out_stride = stride;
+    return src;
+  } else {
+    for (long r = 0; r < runs; ++r)
+      for (long i = 0; i < len; ++i)
+        buf[r * len + i] = to_float(src[r * stride + i]);
+    out_stride = len;
+    return buf;
+  }
+}
+
+template <class T>
+float* out_runs(T* dst, long stride, float* buf, long len, bool plain, long& out_stride) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (plain) {
+      out_stride = stride;
+      return dst;
+    }
+  }
+  (void)dst;
+  (void)stride;
+  out_stride = len;
+  return buf;
+}
+
+template <class T>
+void store_runs(T* dst, long stride, const float* src, long src_stride, long runs, long len,
+                float alpha, float beta) {
+  for (long r = 0; r < runs; ++r)
+    store_run(dst + r * stride, src + r * src_stride, len, alpha, beta);
+}
+
 // Per-thread scratch of `floats` floats for each of `count` buffers.
 struct BnScratch {
   BnScratch(int threads, int count, size_t floats)

@@ -1,6 +1,6 @@
 // The vector loops of the batch-normalization solvers, per instruction set. Two shapes:
-//   - "run" loops over one contiguous run of a statistics group (an NCHW plane, or a piece of
-//     it): scalar coefficients;
+//   - "runs" loops over stretches of one statistics group (NCHW planes, or pieces of one):
+//     scalar coefficients;
 //   - "lane" loops over a row whose element i belongs to group i (an NHWC pixel's channels, or
 //     an image's positions in per-activation mode): coefficient vectors.
 // All in fp32; solvers convert fp16/bf16 into small fp32 buffers first.
@@ -11,16 +11,27 @@
 namespace anydnn::cpu {
 
 struct BnRowOps {
-  // Mean and sum of squared deviations from it of x[0..n), two passes (x should be in L1).
-  void (*run_mean_m2)(const float* x, long n, double* mean, double* m2) = nullptr;
-  // y = a * (x - m) + b   (centred first: no cancellation when the mean is large)
-  void (*run_affine)(const float* x, long n, float a, float m, float b, float* y) = nullptr;
+  // "Runs": `runs` stretches of `len` values of one group, `stride` apart (an NCHW channel's
+  // planes, or pieces of one plane). Grouping several short planes into one call keeps the
+  // call and combining overhead off small maps (7x7).
+  // Mean and sum of squared deviations from it (two passes; the data should be in L1).
+  void (*runs_mean_m2)(const float* x, long runs, long len, long stride, double* mean,
+                       double* m2) = nullptr;
+  // Sum; then the sum of deviations from `mean` and of their squares (the two passes of exact
+  // statistics over data that stays in cache between them).
+  double (*runs_sum)(const float* x, long runs, long len, long stride) = nullptr;
+  void (*runs_dev)(const float* x, long runs, long len, long stride, float mean, double* dev,
+                   double* sq) = nullptr;
+  // y = a * (x - m) + b   (centred first: no cancellation when the mean is large). `stream`:
+  // non-temporal stores, for outputs too large to stay in cache (no read-for-ownership).
+  void (*runs_affine)(const float* x, long xs, long runs, long len, float a, float m, float b,
+                      float* y, long ys, bool stream) = nullptr;
   // sum dy and sum dy * (x - mean)
-  void (*run_dy_sums)(const float* dy, const float* x, long n, float mean, double* sum_dy,
-                      double* sum_dy_xc) = nullptr;
+  void (*runs_dy_sums)(const float* dy, long dys, const float* x, long xs, long runs, long len,
+                       float mean, double* sum_dy, double* sum_dy_xc) = nullptr;
   // dx = a * dy + b * (x - m) + c
-  void (*run_dx)(const float* dy, const float* x, long n, float a, float b, float m, float c,
-                 float* dx) = nullptr;
+  void (*runs_dx)(const float* dy, long dys, const float* x, long xs, long runs, long len, float a,
+                  float b, float m, float c, float* dx, long dxs, bool stream) = nullptr;
 
   // acc[i] += x[i]
   void (*lane_add)(float* acc, const float* x, long n) = nullptr;

@@ -1,4 +1,8 @@
 // Batch-normalization loops (bn_rows.hpp) compiled for the avx512 instruction set.
+#include <immintrin.h>
+
+#include <cstdint>
+
 #include "backend/cpu/kernels/bn_rows.hpp"
 
 namespace anydnn::cpu {

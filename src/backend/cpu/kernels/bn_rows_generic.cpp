@@ -1,4 +1,6 @@
 // Batch-normalization loops (bn_rows.hpp) compiled for the generic instruction set.
+#include <cstdint>
+
 #include "backend/cpu/kernels/bn_rows.hpp"
 
 namespace anydnn::cpu {
