@@ -3,7 +3,8 @@
 # bench/conv_vs_onednn, runs ResNet-50 v1.5 at N=4 and the DeepBench training set, writes CSV
 # files and a PNG plot into bench-results/ (or $OUT_DIR). Run it on an otherwise idle machine.
 #
-#   scripts/bench-cpu.sh [resnet50|deepbench|all] [extra conv_vs_onednn arguments]
+#   scripts/bench-cpu.sh [resnet50|deepbench|bn|all] [extra arguments for the benchmark]
+# (bn: batch normalization, bench/bn_vs_onednn on bench/shapes/bnorm.txt, NCHW then NHWC.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 which=${1:-all}
@@ -14,7 +15,7 @@ mkdir -p "$out"
 onednn=$("$root/scripts/get-onednn.sh")
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYDNN_ONEDNN_ROOT="$onednn" \
   > /dev/null
-ninja -C "$build" conv_vs_onednn > /dev/null
+ninja -C "$build" conv_vs_onednn bn_vs_onednn > /dev/null
 bench="$build/bin/conv_vs_onednn"
 csvs=()
 if [ "$which" = all ] || [ "$which" = resnet50 ]; then
@@ -28,6 +29,11 @@ if [ "$which" = all ] || [ "$which" = deepbench ]; then
     --reps 3 --label deepbench_training --csv "$out/deepbench.csv" "$@" |
     tee "$out/deepbench.txt"
   csvs+=("$out/deepbench.csv")
+fi
+if [ "$which" = all ] || [ "$which" = bn ]; then
+  "$build/bin/bn_vs_onednn" --csv "$out/bn_nchw.csv" "$@" | tee "$out/bn_nchw.txt"
+  "$build/bin/bn_vs_onednn" --layout NHWC --csv "$out/bn_nhwc.csv" "$@" | tee "$out/bn_nhwc.txt"
+  [ "$which" = bn ] && exit 0
 fi
 py=""
 for p in python3 /usr/bin/python3; do

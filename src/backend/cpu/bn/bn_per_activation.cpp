@@ -1,6 +1,7 @@
 // BnPerActivation: per-activation batch norm (statistics of every (c, d, h, w) over the batch)
-// on data whose per-image block C x D x H x W is packed in logical order (NCHW, NCDHW; the
-// image stride is free). Threads take blocks of positions; a block (N x 1024 values) stays in
+// on data whose per-image block is packed, channel-major (NCHW, NCDHW) or channel-last (NHWC,
+// NDHWC, run as the same problem with its dimensions listed in memory order); the image stride
+// is free. Threads take blocks of positions; a block (N x 1024 values) stays in
 // L2 across its passes: sum over images, squared deviations, then the output, so x is read
 // from memory once.
 #include <omp.h>
@@ -13,8 +14,6 @@
 namespace anydnn::cpu {
 
 namespace {
-
-constexpr long kBlock = 1024;
 
 bool image_packed(const TensorDescriptor& t) {
   const auto& l = t.lens();
@@ -36,6 +35,11 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
   const bool bwd = p.direction() == BnDirection::Backward;
   const size_t dxn = bwd ? p.dx().strides()[0] : 0;
   const T* x = static_cast<const T*>(b.x);
+  // Block width: N rows of it fill about 1 MiB of L2, and long rows (up to 64 KiB) keep the
+  // hardware prefetcher streaming; at least two blocks per thread when there is enough work.
+  const long width =
+      std::clamp(std::min(262144L / N, (P + 2 * threads - 1) / (2 * threads)), 256L, 16384L);
+  const long kBlock = width;
   const long blocks = (P + kBlock - 1) / kBlock;
   // Per thread: 6 vectors of a block (sums, mean or coefficients) and 3 staging rows.
   BnScratch scratch(threads, 9, kBlock);
@@ -63,14 +67,10 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
       std::fill(s, s + len, 0.0f);  // now the deviations from the rounded mean
       for (long n = 0; n < N; ++n)
         ops.lane_add_dev(s, q, load_run(x + n * xn + p0, len, b0), mean, len);
-      for (long i = 0; i < len; ++i) {
-        const double r = s[i];  // corrected two-pass: mean + r/N, m2 - r^2/N
-        call.set_stats(static_cast<size_t>(p0 + i), mean[i] + r / N, q[i] - r * r / N);
-      }
+      call.set_stats_range(static_cast<size_t>(p0), len, mean, s, q);
     }
     if (!bwd) {
-      for (long i = 0; i < len; ++i)
-        call.forward_coefs(static_cast<size_t>(p0 + i), &ka[i], &kc[i], &kb[i]);
+      call.forward_coefs_range(static_cast<size_t>(p0), len, ka, kc, kb);
       T* y = static_cast<T*>(b.y);
       for (long n = 0; n < N; ++n) {
         T* yr = y + n * yn + p0;
@@ -88,10 +88,8 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
     for (long n = 0; n < N; ++n)
       ops.lane_dy_sums(s, q, load_run(dy + n * yn + p0, len, b1),
                        load_run(x + n * xn + p0, len, b0), mean, len);
-    for (long i = 0; i < len; ++i) {
-      call.set_backward_sums(static_cast<size_t>(p0 + i), s[i], q[i]);
-      call.dx_coefs(static_cast<size_t>(p0 + i), &ka[i], &kb[i], &mean[i], &kc[i]);
-    }
+    call.set_backward_sums_range(static_cast<size_t>(p0), len, s, q);
+    call.dx_coefs_range(static_cast<size_t>(p0), len, ka, kb, mean, kc);
     T* dx = static_cast<T*>(b.dx);
     for (long n = 0; n < N; ++n) {
       T* dxr = dx + n * dxn + p0;
@@ -103,17 +101,63 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
   }
 }
 
+// Channel-last images (NHWC, NDHWC, packed): positions in memory order are (d, h, w, c).
+bool image_channel_last(const TensorDescriptor& t) {
+  const auto& l = t.lens();
+  const auto& s = t.strides();
+  size_t expect = 1;
+  if (l[1] != 1 && s[1] != 1) return false;
+  expect = l[1];
+  for (size_t k = l.size(); k-- > 2;) {
+    if (l[k] != 1 && s[k] != expect) return false;
+    expect *= l[k];
+  }
+  return true;
+}
+
+// The same problem seen in memory order: x as N x (D x) H x W x C "channel-major" data, and
+// each parameter tensor as 1 x (D x) H x W x C with its own strides permuted to match, so that
+// the statistics groups follow the data's addresses.
+TensorDescriptor memory_order(const TensorDescriptor& t) {
+  const auto& l = t.lens();
+  const auto& s = t.strides();
+  std::vector<size_t> lens = {l[0]}, strides = {s[0]};
+  for (size_t k = 2; k < l.size(); ++k) {
+    lens.push_back(l[k]);
+    strides.push_back(s[k]);
+  }
+  lens.push_back(l[1]);
+  strides.push_back(s[1]);
+  return TensorDescriptor(t.type(), lens, strides);
+}
+
 class BnPerActivation final : public BnSolver {
  public:
   std::string_view name() const override { return "BnPerActivation"; }
   Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
     ANYDNN_REJECT_IF(p.spatial(), "spatial mode");
-    ANYDNN_REJECT_IF(!image_packed(p.x()) || !image_packed(p.y()) ||
-                         (p.direction() == BnDirection::Backward && !image_packed(p.dx())),
-                     "an image is not packed in C, D, H, W order (not NCHW / NCDHW)");
+    const bool bwd = p.direction() == BnDirection::Backward;
+    const bool major = image_packed(p.x()) && image_packed(p.y()) && (!bwd || image_packed(p.dx()));
+    const bool last = image_channel_last(p.x()) && image_channel_last(p.y()) &&
+                      (!bwd || image_channel_last(p.dx()));
+    ANYDNN_REJECT_IF(
+        !major && !last,
+        "an image is not packed as C, D, H, W or D, H, W, C (NCHW, NCDHW, NHWC, NDHWC)");
     return Applicability::yes();
   }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
+    if (!image_packed(p.x())) {
+      // Channel-last: run the memory-order view of the problem (same buffers).
+      const bool bwd = p.direction() == BnDirection::Backward;
+      const TensorDescriptor x = memory_order(p.x()), y = memory_order(p.y());
+      const TensorDescriptor dx = bwd ? memory_order(p.dx()) : TensorDescriptor();
+      const TensorDescriptor sc = memory_order(p.scale()), bi = memory_order(p.bias()),
+                             me = memory_order(p.mean()), va = memory_order(p.var());
+      BnDescriptors d{&x, &y, bwd ? &dx : nullptr, &sc, &bi, &me, &va};
+      const BnProblem inner(p.direction(), p.mode(), d, p.epsilon(), p.exp_avg_factor(), p.save(),
+                            p.running());
+      return run(ctx, inner, b);
+    }
     BnCall call(p, b);
     dispatch_float_type(p.data_type(), [&](auto tag) {
       run_blocks<decltype(tag)>(p, b, bn_row_ops(ctx.config.cpu_isa), call,

@@ -6,19 +6,22 @@ namespace anydnn::cpu {
 
 namespace {
 
-// Calls f(logical index, offset in elements) for every element of d, in logical order.
+// Calls f(logical index, offset in elements) for every element of d, in logical order; the
+// innermost dimension runs as a plain strided loop.
 template <class F>
 void for_each_element(const TensorDescriptor& d, F&& f) {
   const auto& lens = d.lens();
   const auto& strides = d.strides();
-  std::vector<size_t> idx(lens.size(), 0);
+  const size_t rank = lens.size(), inner = lens[rank - 1], inner_stride = strides[rank - 1];
+  std::vector<size_t> idx(rank, 0);
   const size_t count = d.element_count();
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count; i += inner) {
     size_t off = 0;
-    for (size_t k = 0; k < lens.size(); ++k)
+    for (size_t k = 0; k + 1 < rank; ++k)
       off += idx[k] * strides[k];
-    f(i, off);
-    for (size_t k = lens.size(); k-- > 0;) {
+    for (size_t j = 0; j < inner; ++j)
+      f(i + j, off + j * inner_stride);
+    for (size_t k = rank - 1; k-- > 0;) {
       if (++idx[k] < lens[k]) break;
       idx[k] = 0;
     }
@@ -27,12 +30,27 @@ void for_each_element(const TensorDescriptor& d, F&& f) {
 
 }  // namespace
 
+// Packed in logical order: element i at offset i (the derived descriptor's layout).
+bool logical_packed(const TensorDescriptor& d) {
+  size_t expect = 1;
+  for (size_t k = d.lens().size(); k-- > 0;) {
+    if (d.lens()[k] != 1 && d.strides()[k] != expect) return false;
+    expect *= d.lens()[k];
+  }
+  return true;
+}
+
 std::vector<double> load_bn_param(const TensorDescriptor& d, const void* data) {
   std::vector<double> v(d.element_count());
   dispatch_float_type(d.type(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = static_cast<const T*>(data);
-    for_each_element(d, [&](size_t i, size_t off) { v[i] = to_float(p[off]); });
+    if (logical_packed(d)) {
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = to_float(p[i]);
+    } else {
+      for_each_element(d, [&](size_t i, size_t off) { v[i] = to_float(p[off]); });
+    }
   });
   return v;
 }
@@ -42,10 +60,16 @@ void store_bn_param(const TensorDescriptor& d, void* data, const std::vector<dou
   dispatch_float_type(d.type(), [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(data);
-    for_each_element(d, [&](size_t i, size_t off) {
+    auto put = [&](size_t i, size_t off) {
       const double old = beta == 0.0 ? 0.0 : static_cast<double>(to_float(p[off]));
       p[off] = from_float<T>(static_cast<float>(alpha * v[i] + beta * old));
-    });
+    };
+    if (logical_packed(d)) {
+      for (size_t i = 0; i < v.size(); ++i)
+        put(i, i);
+    } else {
+      for_each_element(d, put);
+    }
   });
 }
 
@@ -129,6 +153,54 @@ void BnCall::dx_coefs(size_t g, float* a, float* b, float* m, float* c) const {
   *m = static_cast<float>(mean_[g]);
   *c = static_cast<float>(-sa * dbias_[g] / m_ -
                           static_cast<double>(*b) * (mean_[g] - static_cast<double>(*m)));
+}
+
+void BnCall::set_stats_range(size_t g0, long n, const float* mean, const float* dev,
+                             const float* sq) {
+  const double inv_m = 1.0 / m_, eps = p_.epsilon();
+  double* mu = mean_.data() + g0;
+  double* var = var_.data() + g0;
+  double* is = invstd_.data() + g0;
+  for (long i = 0; i < n; ++i) {
+    const double d = dev[i];
+    mu[i] = mean[i] + d * inv_m;
+    var[i] = std::max(sq[i] - d * d * inv_m, 0.0) * inv_m;
+    is[i] = 1.0 / std::sqrt(var[i] + eps);
+  }
+}
+
+void BnCall::forward_coefs_range(size_t g0, long n, float* a, float* m, float* b) const {
+  for (long i = 0; i < n; ++i) {
+    const size_t g = g0 + static_cast<size_t>(i);
+    const double sa = scale_[g] * invstd_[g];
+    a[i] = static_cast<float>(sa);
+    m[i] = static_cast<float>(mean_[g]);
+    b[i] = static_cast<float>(bias_[g] - sa * (mean_[g] - static_cast<double>(m[i])));
+  }
+}
+
+void BnCall::set_backward_sums_range(size_t g0, long n, const float* sum_dy,
+                                     const float* sum_dy_xc) {
+  for (long i = 0; i < n; ++i) {
+    const size_t g = g0 + static_cast<size_t>(i);
+    const double rounding = mean_[g] - static_cast<double>(static_cast<float>(mean_[g]));
+    dbias_[g] = sum_dy[i];
+    dscale_[g] = (sum_dy_xc[i] - rounding * sum_dy[i]) * invstd_[g];
+  }
+}
+
+void BnCall::dx_coefs_range(size_t g0, long n, float* a, float* b, float* m, float* c) const {
+  const double inv_m = 1.0 / m_;
+  for (long i = 0; i < n; ++i) {
+    const size_t g = g0 + static_cast<size_t>(i);
+    const double sa = scale_[g] * invstd_[g];
+    const double sb = -sa * invstd_[g] * dscale_[g] * inv_m;
+    a[i] = static_cast<float>(sa);
+    b[i] = static_cast<float>(sb);
+    m[i] = static_cast<float>(mean_[g]);
+    c[i] = static_cast<float>(-sa * dbias_[g] * inv_m -
+                              static_cast<double>(b[i]) * (mean_[g] - static_cast<double>(m[i])));
+  }
 }
 
 void BnCall::finish() const {

@@ -40,6 +40,13 @@ class BnCall {
   // Backward: sum dy and sum dy*(x - mean) of group g; then its dx coefficients.
   void set_backward_sums(size_t g, double sum_dy, double sum_dy_xc);
   void dx_coefs(size_t g, float* a, float* b, float* m, float* c) const;
+  // The same for groups [g0, g0 + n) at once (per-activation mode has one group per position:
+  // these loops vectorise where a call per group would not). Statistics come as the float
+  // mean of each group and the sums of deviations from it and of their squares.
+  void set_stats_range(size_t g0, long n, const float* mean, const float* dev, const float* sq);
+  void forward_coefs_range(size_t g0, long n, float* a, float* m, float* b) const;
+  void set_backward_sums_range(size_t g0, long n, const float* sum_dy, const float* sum_dy_xc);
+  void dx_coefs_range(size_t g0, long n, float* a, float* b, float* m, float* c) const;
   // Writes the per-group outputs of the call to the user's buffers.
   void finish() const;
 
