@@ -8,6 +8,7 @@
 
 #include <miopen/miopen.h>
 
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -18,6 +19,16 @@
 #include "core/logger.hpp"
 
 namespace anydnn::api {
+
+// The integer a C caller passed for an enum parameter. C allows any int there; in C++ a value
+// outside the enumerators' range must not be loaded as the enum type (UB, and UBSan stops on
+// it), so the bits are copied out instead.
+template <class E>
+long long raw_enum(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<long long>(v);
+}
 
 // An array argument with its length, logged as "{ 1 2 3 }".
 template <class T>
@@ -50,9 +61,10 @@ void log_value(std::ostream& os, const LogArray<T>& a) {
 }
 
 template <class T>
-requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void log_value(std::ostream& os, T v) {
+requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void log_value(std::ostream& os,
+                                                                      const T& v) {
   if constexpr (std::is_enum_v<T>) {
-    os << static_cast<long long>(v);
+    os << raw_enum(v);
   } else if constexpr (std::is_same_v<T, bool>) {
     os << (v ? 1 : 0);
   } else {

@@ -8,8 +8,10 @@
 #include <cstdint>
 
 #include "core/conv_descriptor.hpp"
+#include "core/dropout_descriptor.hpp"
 #include "core/errors.hpp"
 #include "core/handle.hpp"
+#include "core/rnn_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 
 namespace anydnn::api {
@@ -19,6 +21,8 @@ enum class ObjectTag : uint32_t {
   Handle = 0x414e4831u,  // "ANH1"
   Tensor = 0x414e5431u,
   Convolution = 0x414e4331u,
+  Rnn = 0x414e5231u,
+  Dropout = 0x414e4431u,
 };
 
 struct HandleObject : miopenHandle {
@@ -40,6 +44,18 @@ struct ConvolutionObject : miopenConvolutionDescriptor {
   ConvolutionDescriptor desc;
 };
 
+struct RnnObject : miopenRNNDescriptor {
+  ~RnnObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Rnn;
+  RnnDescriptor desc;
+};
+
+struct DropoutObject : miopenDropoutDescriptor {
+  ~DropoutObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Dropout;
+  DropoutDescriptor desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -57,6 +73,13 @@ inline TensorDescriptor& deref(miopenTensorDescriptor_t t, const char* name = "t
 inline ConvolutionDescriptor& deref(miopenConvolutionDescriptor_t c,
                                     const char* name = "convDesc") {
   return deref_object<ConvolutionObject, ObjectTag::Convolution>(c, name).desc;
+}
+
+inline RnnDescriptor& deref(miopenRNNDescriptor_t r, const char* name = "rnnDesc") {
+  return deref_object<RnnObject, ObjectTag::Rnn>(r, name).desc;
+}
+inline DropoutDescriptor& deref(miopenDropoutDescriptor_t d, const char* name = "dropoutDesc") {
+  return deref_object<DropoutObject, ObjectTag::Dropout>(d, name).desc;
 }
 
 // A descriptor that must have been set (a compute call's argument).

@@ -32,6 +32,14 @@ BnDescriptors descriptors(miopenTensorDescriptor_t x, const char* y_name,
   return d;
 }
 
+// bn_mode as the caller passed it, checked before it is used as the enum.
+miopenBatchNormMode_t valid_mode(const miopenBatchNormMode_t& m) {
+  const long long v = raw_enum(m);
+  ANYDNN_CHECK_BADPARM(v == miopenBNSpatial || v == miopenBNPerActivation,
+                       "bn_mode " << v << " is not a miopenBatchNormMode_t");
+  return static_cast<miopenBatchNormMode_t>(v);
+}
+
 void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
 }
@@ -47,18 +55,18 @@ void log_bn_command(const Config& cfg, const BnProblem& p) {
   if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdBNorm", p.key());
 }
 
-miopenStatus_t forward_training(const char* fn, miopenHandle_t handle, miopenBatchNormMode_t mode,
-                                const void* alpha, const void* beta, miopenTensorDescriptor_t xDesc,
-                                const void* x, miopenTensorDescriptor_t yDesc, void* y,
-                                const ParamDescs& pd, const void* scale, const void* bias,
-                                double factor, void* run_mean, void* run_var, double epsilon,
-                                void* save_mean, void* save_invvar) {
+miopenStatus_t forward_training(const char* fn, miopenHandle_t handle,
+                                const miopenBatchNormMode_t& mode, const void* alpha,
+                                const void* beta, miopenTensorDescriptor_t xDesc, const void* x,
+                                miopenTensorDescriptor_t yDesc, void* y, const ParamDescs& pd,
+                                const void* scale, const void* bias, double factor, void* run_mean,
+                                void* run_var, double epsilon, void* save_mean, void* save_invvar) {
   const Config& cfg = config_of(handle);
   return guard(cfg, fn, [&] {
     Handle& h = deref(handle);
     const bool running = pair_set(cfg, run_mean, run_var, "running mean / variance");
     const bool save = pair_set(cfg, save_mean, save_invvar, "saved mean / inverse variance");
-    const BnProblem p(BnDirection::ForwardTraining, mode,
+    const BnProblem p(BnDirection::ForwardTraining, valid_mode(mode),
                       descriptors(xDesc, "yDesc", yDesc, nullptr, pd), epsilon, factor, save,
                       running);
     log_bn_command(cfg, p);
@@ -85,9 +93,9 @@ miopenStatus_t forward_training(const char* fn, miopenHandle_t handle, miopenBat
   });
 }
 
-miopenStatus_t forward_inference(const char* fn, miopenHandle_t handle, miopenBatchNormMode_t mode,
-                                 const void* alpha, const void* beta,
-                                 miopenTensorDescriptor_t xDesc, const void* x,
+miopenStatus_t forward_inference(const char* fn, miopenHandle_t handle,
+                                 const miopenBatchNormMode_t& mode, const void* alpha,
+                                 const void* beta, miopenTensorDescriptor_t xDesc, const void* x,
                                  miopenTensorDescriptor_t yDesc, void* y, const ParamDescs& pd,
                                  const void* scale, const void* bias, const void* est_mean,
                                  const void* est_var, double epsilon) {
@@ -96,7 +104,7 @@ miopenStatus_t forward_inference(const char* fn, miopenHandle_t handle, miopenBa
     Handle& h = deref(handle);
     // Without both estimates MIOpen normalises with the batch's own statistics.
     const bool estimates = est_mean != nullptr && est_var != nullptr;
-    const BnProblem p(BnDirection::ForwardInference, mode,
+    const BnProblem p(BnDirection::ForwardInference, valid_mode(mode),
                       descriptors(xDesc, "yDesc", yDesc, nullptr, pd), epsilon, 0.0, false,
                       estimates);
     log_bn_command(cfg, p);
@@ -119,7 +127,7 @@ miopenStatus_t forward_inference(const char* fn, miopenHandle_t handle, miopenBa
   });
 }
 
-miopenStatus_t backward(const char* fn, miopenHandle_t handle, miopenBatchNormMode_t mode,
+miopenStatus_t backward(const char* fn, miopenHandle_t handle, const miopenBatchNormMode_t& mode,
                         const void* alpha_data, const void* beta_data, const void* alpha_param,
                         const void* beta_param, miopenTensorDescriptor_t xDesc, const void* x,
                         miopenTensorDescriptor_t dyDesc, const void* dy,
@@ -130,8 +138,8 @@ miopenStatus_t backward(const char* fn, miopenHandle_t handle, miopenBatchNormMo
   return guard(cfg, fn, [&] {
     Handle& h = deref(handle);
     const bool saved = pair_set(cfg, saved_mean, saved_invvar, "saved mean / inverse variance");
-    const BnProblem p(BnDirection::Backward, mode, descriptors(xDesc, "dyDesc", dyDesc, dxDesc, pd),
-                      epsilon, 0.0, saved, false);
+    const BnProblem p(BnDirection::Backward, valid_mode(mode),
+                      descriptors(xDesc, "dyDesc", dyDesc, dxDesc, pd), epsilon, 0.0, saved, false);
     log_bn_command(cfg, p);
     BnBuffers b;
     b.alpha = read_scale(alpha_data, "alphaDataDiff");
@@ -167,7 +175,7 @@ extern "C" miopenStatus_t miopenDeriveBNTensorDescriptor(miopenTensorDescriptor_
   ANYDNN_LOG_API(cfg, derivedBnDesc, xDesc, bn_mode);
   return guard(cfg, __func__, [&] {
     TensorDescriptor& out = deref(derivedBnDesc, "derivedBnDesc");
-    out = derive_bn_descriptor(deref_set(xDesc, "xDesc"), bn_mode);
+    out = derive_bn_descriptor(deref_set(xDesc, "xDesc"), valid_mode(bn_mode));
   });
 }
 

@@ -1,219 +1,549 @@
-// C API: RNN. Not implemented until the [rnn] issue lands; every function returns
-// miopenStatusNotImplemented and logs why.
+// C API: RNN descriptors, MIOpen's packed weight layout (sizes, descriptors, per-layer get / set
+// / offset) and the forward passes (training and inference) of the legacy per-step API.
+// Backward passes and the sequence-tensor API: rnn_pending_api.cpp.
 #include <miopen/miopen.h>
 
-#include "api/not_implemented.hpp"
+#include <cstring>
+#include <vector>
 
-extern "C" miopenStatus_t miopenCreateRNNDescriptor(miopenRNNDescriptor_t*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+#include "api/api_guard.hpp"
+#include "api/api_log.hpp"
+#include "api/api_objects.hpp"
+#include "backend/backend.hpp"
+#include "core/data_type.hpp"
+#include "rnn/rnn_buffers.hpp"
+#include "rnn/rnn_shape.hpp"
+
+using namespace anydnn;
+using namespace anydnn::api;
+
+namespace {
+
+size_t type_size(miopenDataType_t t) {
+  return t == miopenHalf ? 2 : 4;
 }
 
-extern "C" miopenStatus_t miopenGetRNNDescriptor(miopenRNNDescriptor_t, miopenRNNMode_t*,
-                                                 miopenRNNAlgo_t*, miopenRNNInputMode_t*,
-                                                 miopenRNNDirectionMode_t*, miopenRNNBiasMode_t*,
-                                                 int*, int*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r) {
+  const RnnDescriptor& d = deref(r);
+  ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+  return d;
 }
 
-extern "C" miopenStatus_t miopenGetRNNDescriptor_V2(miopenRNNDescriptor_t, int*, int*,
-                                                    miopenDropoutDescriptor_t*,
-                                                    miopenRNNInputMode_t*,
-                                                    miopenRNNDirectionMode_t*, miopenRNNMode_t*,
-                                                    miopenRNNBiasMode_t*, miopenRNNAlgo_t*,
-                                                    miopenDataType_t*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+// Input size I from a 2-D [batch, I] input descriptor.
+size_t input_size(miopenTensorDescriptor_t x, const char* name = "xDesc") {
+  const TensorDescriptor& t = deref_set(x, name);
+  ANYDNN_CHECK_BADPARM(t.num_dims() == 2,
+                       name << " must be 2-D [batch, input size], got " << t.num_dims() << "-D");
+  return t.lens()[1];
 }
 
-extern "C" miopenStatus_t miopenDestroyRNNDescriptor(miopenRNNDescriptor_t) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+// The per-step descriptor array of a legacy call: batch sizes and the input width.
+RnnShape shape_of(const RnnDescriptor& d, int seq_len, const miopenTensorDescriptor_t* xDesc) {
+  ANYDNN_CHECK_BADPARM(seq_len > 0, "sequenceLen = " << seq_len << " must be > 0");
+  ANYDNN_CHECK_BADPARM(xDesc != nullptr, "xDesc is a null pointer");
+  std::vector<size_t> batch;
+  size_t input = 0;
+  for (int t = 0; t < seq_len; ++t) {
+    const TensorDescriptor& x = deref_set(xDesc[t], "xDesc[t]");
+    ANYDNN_CHECK_BADPARM(x.num_dims() == 2, "xDesc[" << t << "] must be 2-D [batch, input size]");
+    ANYDNN_CHECK_BADPARM(x.type() == d.type, "xDesc[" << t << "] and rnnDesc data types differ");
+    if (t == 0) input = x.lens()[1];
+    ANYDNN_CHECK_BADPARM(x.lens()[1] == input, "xDesc[" << t << "] input size " << x.lens()[1]
+                                                        << " differs from step 0's " << input);
+    batch.push_back(x.lens()[0]);
+  }
+  return make_rnn_shape(d, input, std::move(batch));
 }
 
-extern "C" miopenStatus_t miopenSetRNNDescriptor(miopenRNNDescriptor_t, const int, const int,
-                                                 miopenRNNInputMode_t, miopenRNNDirectionMode_t,
-                                                 miopenRNNMode_t, miopenRNNBiasMode_t,
-                                                 miopenRNNAlgo_t, miopenDataType_t) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+void check_weights(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescriptor_t wDesc,
+                   const char* name) {
+  const TensorDescriptor& w = deref_set(wDesc, name);
+  ANYDNN_CHECK_BADPARM(w.type() == d.type, name << " and rnnDesc data types differ");
+  ANYDNN_CHECK_BADPARM(w.element_count() == d.param_count(s.input),
+                       name << " holds " << w.element_count() << " elements, the RNN needs "
+                            << d.param_count(s.input));
 }
 
-extern "C" miopenStatus_t miopenSetRNNDescriptor_V2(miopenRNNDescriptor_t, const int, const int,
-                                                    miopenDropoutDescriptor_t, miopenRNNInputMode_t,
-                                                    miopenRNNDirectionMode_t, miopenRNNMode_t,
-                                                    miopenRNNBiasMode_t, miopenRNNAlgo_t,
-                                                    miopenDataType_t) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+void check_state(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescriptor_t desc,
+                 const char* name) {
+  const TensorDescriptor& t = deref_set(desc, name);
+  const std::vector<size_t> want = {static_cast<size_t>(d.layers) * d.dirs(), s.batch[0],
+                                    s.hidden()};
+  ANYDNN_CHECK_BADPARM(t.lens() == want, name << " must be [layers*directions, batch, hidden] = ["
+                                              << want[0] << ", " << want[1] << ", " << want[2]
+                                              << "]");
 }
 
-extern "C" miopenStatus_t miopenSetRNNDataSeqTensorDescriptor(miopenSeqTensorDescriptor_t,
-                                                              miopenDataType_t,
-                                                              miopenRNNBaseLayout_t, int, int, int,
-                                                              const int*, void*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+void check_outputs(const RnnDescriptor& d, const RnnShape& s,
+                   const miopenTensorDescriptor_t* yDesc) {
+  ANYDNN_CHECK_BADPARM(yDesc != nullptr, "yDesc is a null pointer");
+  for (size_t t = 0; t < s.steps(); ++t) {
+    const TensorDescriptor& y = deref_set(yDesc[t], "yDesc[t]");
+    ANYDNN_CHECK_BADPARM(
+        y.num_dims() == 2 && y.lens()[0] == s.batch[t] && y.lens()[1] == s.out_width(),
+        "yDesc[" << t << "] must be [" << s.batch[t] << ", " << s.out_width()
+                 << "] (batch, directions*hidden)");
+  }
 }
 
-extern "C" miopenStatus_t miopenGetRNNDataSeqTensorDescriptor(miopenSeqTensorDescriptor_t,
-                                                              miopenDataType_t*,
-                                                              miopenRNNBaseLayout_t*, int*, int*,
-                                                              int*, int, int*, void*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc,
+                       int seq_len, const miopenTensorDescriptor_t* xDesc, const void* x,
+                       miopenTensorDescriptor_t hxDesc, const void* hx,
+                       miopenTensorDescriptor_t cxDesc, const void* cx,
+                       miopenTensorDescriptor_t wDesc, const void* w,
+                       const miopenTensorDescriptor_t* yDesc, void* y,
+                       miopenTensorDescriptor_t hyDesc, void* hy, miopenTensorDescriptor_t cyDesc,
+                       void* cy, void* workspace, size_t ws_bytes, void* reserve,
+                       size_t reserve_bytes, bool training) {
+  const Config& cfg = config_of(handle);
+  return guard(cfg, fn, [&] {
+    Handle& h = deref(handle);
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    ANYDNN_CHECK(
+        d.type == miopenFloat, miopenStatusNotImplemented,
+        "RNN kernels are fp32 only so far (rnnDesc data type " << data_type_name(d.type) << ")");
+    const RnnShape s = shape_of(d, seq_len, xDesc);
+    check_outputs(d, s, yDesc);
+    check_weights(d, s, wDesc, "wDesc");
+    check_state(d, s, hxDesc, "hxDesc");
+    check_state(d, s, hyDesc, "hyDesc");
+    if (d.mode == miopenLSTM) {
+      check_state(d, s, cxDesc, "cxDesc");
+      check_state(d, s, cyDesc, "cyDesc");
+    }
+    ANYDNN_CHECK_BADPARM(x != nullptr && y != nullptr && w != nullptr,
+                         "x, y and w must not be null pointers");
+    ANYDNN_CHECK_BADPARM(workspace != nullptr && ws_bytes >= s.workspace_bytes(),
+                         "workSpaceNumBytes = " << ws_bytes << " is below the "
+                                                << s.workspace_bytes() << " bytes needed");
+    if (training)
+      ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= s.reserve_bytes(),
+                           "reserveSpaceNumBytes = " << reserve_bytes << " is below the "
+                                                     << s.reserve_bytes() << " bytes needed");
+    RnnForwardBuffers b;
+    b.x = static_cast<const float*>(x);
+    b.hx = static_cast<const float*>(hx);
+    b.cx = d.mode == miopenLSTM ? static_cast<const float*>(cx) : nullptr;
+    b.w = static_cast<const float*>(w);
+    b.y = static_cast<float*>(y);
+    b.hy = static_cast<float*>(hy);
+    b.cy = d.mode == miopenLSTM ? static_cast<float*>(cy) : nullptr;
+    // Training keeps the activations in the reserve for the backward passes; inference uses
+    // the same layout at the front of the workspace.
+    auto* store = static_cast<uint8_t*>(training ? reserve : workspace);
+    b.store = reinterpret_cast<float*>(store);
+    b.masks = store + d.layers * s.layer_floats() * sizeof(float);
+    b.temp = static_cast<float*>(workspace) + s.temp_offset_floats(0);
+    if (s.dropout_between_layers()) {
+      const DropoutDescriptor& dd = deref(d.dropout, "rnnDesc's dropoutDesc");
+      ANYDNN_CHECK_BADPARM(dd.set, "the RNN's dropout descriptor has not been set");
+      b.dropout = training ? dd.dropout : 0.0f;  // inference: no dropout
+      b.dropout_seed = dd.state().seed;
+      b.dropout_counter = dd.state().counter;
+      if (training && dd.state_evo) ++dd.state().counter;
+    }
+    h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_forward(s, b); }));
+  });
+}
+
+}  // namespace
+
+extern "C" miopenStatus_t miopenCreateRNNDescriptor(miopenRNNDescriptor_t* rnnDesc) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc);
+  return guard(cfg, __func__, [&] {
+    auto& out = deref_out(rnnDesc, "rnnDesc");
+    out = new RnnObject();
+  });
+}
+
+extern "C" miopenStatus_t miopenDestroyRNNDescriptor(miopenRNNDescriptor_t rnnDesc) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc);
+  return guard(cfg, __func__, [&] {
+    deref(rnnDesc);  // checks the tag
+    delete static_cast<RnnObject*>(rnnDesc);
+  });
+}
+
+extern "C" miopenStatus_t miopenSetRNNDescriptor(miopenRNNDescriptor_t rnnDesc, const int hsize,
+                                                 const int nlayers, miopenRNNInputMode_t inMode,
+                                                 miopenRNNDirectionMode_t direction,
+                                                 miopenRNNMode_t rnnMode,
+                                                 miopenRNNBiasMode_t biasMode, miopenRNNAlgo_t algo,
+                                                 miopenDataType_t dataType) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, hsize, nlayers, inMode, direction, rnnMode, biasMode, algo,
+                 dataType);
+  return guard(cfg, __func__, [&] {
+    RnnDescriptor& d = deref(rnnDesc);
+    RnnDescriptor n;
+    n.set_values(hsize, nlayers, raw_enum(inMode), raw_enum(direction), raw_enum(rnnMode),
+                 raw_enum(biasMode), raw_enum(algo), raw_enum(dataType));
+    d = n;
+  });
+}
+
+extern "C" miopenStatus_t miopenSetRNNDescriptor_V2(
+    miopenRNNDescriptor_t rnnDesc, const int hsize, const int nlayers,
+    miopenDropoutDescriptor_t dropoutDesc, miopenRNNInputMode_t inMode,
+    miopenRNNDirectionMode_t direction, miopenRNNMode_t rnnMode, miopenRNNBiasMode_t biasMode,
+    miopenRNNAlgo_t algo, miopenDataType_t dataType) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, hsize, nlayers, dropoutDesc, inMode, direction, rnnMode, biasMode,
+                 algo, dataType);
+  return guard(cfg, __func__, [&] {
+    RnnDescriptor& d = deref(rnnDesc);
+    deref(dropoutDesc);  // must be a live dropout descriptor
+    RnnDescriptor n;
+    n.set_values(hsize, nlayers, raw_enum(inMode), raw_enum(direction), raw_enum(rnnMode),
+                 raw_enum(biasMode), raw_enum(algo), raw_enum(dataType));
+    n.dropout = dropoutDesc;
+    d = n;
+  });
+}
+
+extern "C" miopenStatus_t miopenGetRNNDescriptor(
+    miopenRNNDescriptor_t rnnDesc, miopenRNNMode_t* rnnMode, miopenRNNAlgo_t* algoMode,
+    miopenRNNInputMode_t* inputMode, miopenRNNDirectionMode_t* dirMode,
+    miopenRNNBiasMode_t* biasMode, int* hiddenSize, int* layer) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, rnnMode, algoMode, inputMode, dirMode, biasMode, hiddenSize, layer);
+  return guard(cfg, __func__, [&] {
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    // Null outputs are skipped, as in MIOpen.
+    if (rnnMode) *rnnMode = d.mode;
+    if (algoMode) *algoMode = d.algo;
+    if (inputMode) *inputMode = d.input_mode;
+    if (dirMode) *dirMode = d.direction;
+    if (biasMode) *biasMode = d.bias;
+    if (hiddenSize) *hiddenSize = d.hidden;
+    if (layer) *layer = d.layers;
+  });
+}
+
+extern "C" miopenStatus_t miopenGetRNNDescriptor_V2(
+    miopenRNNDescriptor_t rnnDesc, int* hiddenSize, int* layer,
+    miopenDropoutDescriptor_t* dropoutDesc, miopenRNNInputMode_t* inputMode,
+    miopenRNNDirectionMode_t* dirMode, miopenRNNMode_t* rnnMode, miopenRNNBiasMode_t* biasMode,
+    miopenRNNAlgo_t* algoMode, miopenDataType_t* dataType) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, hiddenSize, layer, dropoutDesc, inputMode, dirMode, rnnMode,
+                 biasMode, algoMode, dataType);
+  return guard(cfg, __func__, [&] {
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    if (hiddenSize) *hiddenSize = d.hidden;
+    if (layer) *layer = d.layers;
+    if (dropoutDesc) *dropoutDesc = d.dropout;
+    if (inputMode) *inputMode = d.input_mode;
+    if (dirMode) *dirMode = d.direction;
+    if (rnnMode) *rnnMode = d.mode;
+    if (biasMode) *biasMode = d.bias;
+    if (algoMode) *algoMode = d.algo;
+    if (dataType) *dataType = d.type;
+  });
+}
+
+extern "C" miopenStatus_t miopenSetRNNPaddingMode(miopenRNNDescriptor_t rnnDesc,
+                                                  miopenRNNPaddingMode_t paddingMode) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, paddingMode);
+  return guard(cfg, __func__, [&] {
+    RnnDescriptor& d = deref(rnnDesc);
+    const long long v = raw_enum(paddingMode);
+    ANYDNN_CHECK_BADPARM(v == miopenRNNIONotPadded || v == miopenRNNIOWithPadding,
+                         "RNN padding mode must be miopenRNNIOWithPadding or miopenRNNIONotPadded");
+    d.padding = static_cast<miopenRNNPaddingMode_t>(v);
+  });
+}
+
+extern "C" miopenStatus_t miopenGetRNNPaddingMode(miopenRNNDescriptor_t rnnDesc,
+                                                  miopenRNNPaddingMode_t* paddingMode) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, paddingMode);
+  return guard(cfg, __func__,
+               [&] { deref_out(paddingMode, "paddingMode") = deref(rnnDesc).padding; });
 }
 
 extern "C" miopenStatus_t miopenGetRNNWorkspaceSize(miopenHandle_t handle,
-                                                    const miopenRNNDescriptor_t, const int,
-                                                    const miopenTensorDescriptor_t*, size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+                                                    const miopenRNNDescriptor_t rnnDesc,
+                                                    const int sequenceLen,
+                                                    const miopenTensorDescriptor_t* xDesc,
+                                                    size_t* numBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, sequenceLen, xDesc, numBytes);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    out = shape_of(d, sequenceLen, xDesc).workspace_bytes();
+  });
 }
 
 extern "C" miopenStatus_t miopenGetRNNTrainingReserveSize(miopenHandle_t handle,
-                                                          miopenRNNDescriptor_t, const int,
-                                                          const miopenTensorDescriptor_t*,
-                                                          size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+                                                          miopenRNNDescriptor_t rnnDesc,
+                                                          const int sequenceLen,
+                                                          const miopenTensorDescriptor_t* xDesc,
+                                                          size_t* numBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, sequenceLen, xDesc, numBytes);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    out = shape_of(d, sequenceLen, xDesc).reserve_bytes();
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNTempSpaceSizes(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                     miopenSeqTensorDescriptor_t,
-                                                     miopenRNNFWDMode_t, size_t*, size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNParamsSize(miopenHandle_t handle,
+                                                 miopenRNNDescriptor_t rnnDesc,
+                                                 miopenTensorDescriptor_t xDesc, size_t* numBytes,
+                                                 miopenDataType_t dtype) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, xDesc, numBytes, dtype);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
+    out = d.param_count(input_size(xDesc)) * type_size(dtype);
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNParamsSize(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                 miopenTensorDescriptor_t, size_t*,
-                                                 miopenDataType_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNParamsDescriptor(miopenHandle_t handle,
+                                                       miopenRNNDescriptor_t rnnDesc,
+                                                       miopenTensorDescriptor_t xDesc,
+                                                       miopenTensorDescriptor_t wDesc,
+                                                       miopenDataType_t dtype) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, xDesc, wDesc, dtype);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
+    TensorDescriptor& w = deref(wDesc, "wDesc");
+    const size_t cols = static_cast<size_t>(d.dirs()) * d.gates() * d.hidden;
+    w = TensorDescriptor(dtype, {d.param_rows(input_size(xDesc)), cols});
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNParamsDescriptor(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                       miopenTensorDescriptor_t,
-                                                       miopenTensorDescriptor_t, miopenDataType_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNInputTensorSize(miopenHandle_t handle,
+                                                      miopenRNNDescriptor_t rnnDesc,
+                                                      const int seqLen,
+                                                      miopenTensorDescriptor_t* xDesc,
+                                                      size_t* numBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, seqLen, xDesc, numBytes);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    const RnnShape s = shape_of(d, seqLen, xDesc);
+    out = s.rows * s.input * type_size(d.type);
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNInputTensorSize(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                      const int, miopenTensorDescriptor_t*,
-                                                      size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNHiddenTensorSize(miopenHandle_t handle,
+                                                       miopenRNNDescriptor_t rnnDesc,
+                                                       const int seqLen,
+                                                       miopenTensorDescriptor_t* xDesc,
+                                                       size_t* numBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, seqLen, xDesc, numBytes);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    const RnnShape s = shape_of(d, seqLen, xDesc);
+    out = static_cast<size_t>(d.layers) * d.dirs() * s.batch[0] * s.hidden() * type_size(d.type);
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNHiddenTensorSize(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                       const int, miopenTensorDescriptor_t*,
-                                                       size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNLayerParamSize(miopenHandle_t handle,
+                                                     miopenRNNDescriptor_t rnnDesc, const int layer,
+                                                     miopenTensorDescriptor_t xDesc,
+                                                     const int paramID, size_t* numBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, layer, xDesc, paramID, numBytes);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    size_t rows = 0, cols = 0;
+    d.param_offset(layer, paramID, input_size(xDesc), &rows, &cols);
+    out = rows * cols * type_size(d.type);
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNLayerParamSize(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                     const int, miopenTensorDescriptor_t, const int,
-                                                     size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNLayerBiasSize(miopenHandle_t handle,
+                                                    miopenRNNDescriptor_t rnnDesc, const int layer,
+                                                    const int biasID, size_t* numBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, layer, biasID, numBytes);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    size_t& out = deref_out(numBytes, "numBytes");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    d.check_param_id(layer, biasID, true);
+    out = static_cast<size_t>(d.hidden) * type_size(d.type);
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNLayerBiasSize(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                    const int, const int, size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+namespace {
+
+// Descriptor and element offset of a layer parameter (matrix) or bias (vector).
+size_t layer_piece(const RnnDescriptor& d, int layer, miopenTensorDescriptor_t xDesc, int id,
+                   bool bias, TensorDescriptor& piece) {
+  const size_t I = input_size(xDesc);
+  if (bias) {
+    const size_t off = d.bias_offset(layer, id, I);
+    piece = TensorDescriptor(d.type, {static_cast<size_t>(d.hidden)});
+    return off;
+  }
+  size_t rows = 0, cols = 0;
+  const size_t off = d.param_offset(layer, id, I, &rows, &cols);
+  piece = TensorDescriptor(d.type, {rows, cols});
+  return off;
 }
 
-extern "C" miopenStatus_t miopenGetRNNLayerParam(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                 const int, miopenTensorDescriptor_t,
-                                                 miopenTensorDescriptor_t, const void*, const int,
-                                                 miopenTensorDescriptor_t, void*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+miopenStatus_t get_piece(const char* fn, miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc,
+                         int layer, miopenTensorDescriptor_t xDesc, miopenTensorDescriptor_t wDesc,
+                         const void* w, int id, miopenTensorDescriptor_t pieceDesc, void* piece,
+                         bool bias) {
+  return guard(config_of(handle), fn, [&] {
+    deref(handle);
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    TensorDescriptor& out = deref(pieceDesc, bias ? "biasDesc" : "paramDesc");
+    TensorDescriptor desc;
+    const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
+    const TensorDescriptor& wd = deref_set(wDesc, "wDesc");
+    ANYDNN_CHECK_BADPARM(wd.element_count() >= off + desc.element_count(),
+                         "wDesc is too small for this RNN");
+    out = desc;
+    if (piece != nullptr) {
+      ANYDNN_CHECK_BADPARM(w != nullptr, "w is a null pointer");
+      const size_t ts = type_size(d.type);
+      std::memcpy(piece, static_cast<const char*>(w) + off * ts, desc.element_count() * ts);
+    }
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNLayerBias(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                const int, miopenTensorDescriptor_t,
-                                                miopenTensorDescriptor_t, const void*, const int,
-                                                miopenTensorDescriptor_t, void*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+miopenStatus_t set_piece(const char* fn, miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc,
+                         int layer, miopenTensorDescriptor_t xDesc, miopenTensorDescriptor_t wDesc,
+                         void* w, int id, miopenTensorDescriptor_t pieceDesc, const void* piece,
+                         bool bias) {
+  return guard(config_of(handle), fn, [&] {
+    deref(handle);
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    TensorDescriptor desc;
+    const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
+    const TensorDescriptor& given = deref_set(pieceDesc, bias ? "biasDesc" : "paramDesc");
+    ANYDNN_CHECK_BADPARM(given.element_count() == desc.element_count() && given.is_packed(),
+                         "mismatch between descriptors: the " << (bias ? "bias" : "parameter")
+                                                              << " has " << desc.element_count()
+                                                              << " elements");
+    const TensorDescriptor& wd = deref_set(wDesc, "wDesc");
+    ANYDNN_CHECK_BADPARM(wd.element_count() >= off + desc.element_count(),
+                         "wDesc is too small for this RNN");
+    ANYDNN_CHECK_BADPARM(w != nullptr && piece != nullptr, "w and the source must not be null");
+    const size_t ts = type_size(d.type);
+    std::memcpy(static_cast<char*>(w) + off * ts, piece, desc.element_count() * ts);
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNLayerParamOffset(miopenRNNDescriptor_t, const int,
-                                                       miopenTensorDescriptor_t, const int,
-                                                       miopenTensorDescriptor_t, size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+}  // namespace
+
+extern "C" miopenStatus_t miopenGetRNNLayerParam(
+    miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc, const int layer,
+    miopenTensorDescriptor_t xDesc, miopenTensorDescriptor_t wDesc, const void* w,
+    const int paramID, miopenTensorDescriptor_t paramDesc, void* layerParam) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, layer, xDesc, wDesc, w, paramID, paramDesc,
+                 layerParam);
+  return get_piece(__func__, handle, rnnDesc, layer, xDesc, wDesc, w, paramID, paramDesc,
+                   layerParam, false);
 }
 
-extern "C" miopenStatus_t miopenGetRNNLayerBiasOffset(miopenRNNDescriptor_t, const int,
-                                                      miopenTensorDescriptor_t, const int,
-                                                      miopenTensorDescriptor_t, size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNLayerBias(miopenHandle_t handle,
+                                                miopenRNNDescriptor_t rnnDesc, const int layer,
+                                                miopenTensorDescriptor_t xDesc,
+                                                miopenTensorDescriptor_t wDesc, const void* w,
+                                                const int biasID, miopenTensorDescriptor_t biasDesc,
+                                                void* layerBias) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, layer, xDesc, wDesc, w, biasID, biasDesc,
+                 layerBias);
+  return get_piece(__func__, handle, rnnDesc, layer, xDesc, wDesc, w, biasID, biasDesc, layerBias,
+                   true);
 }
 
-extern "C" miopenStatus_t miopenSetRNNLayerParam(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                 const int, miopenTensorDescriptor_t,
-                                                 miopenTensorDescriptor_t, void*, const int,
-                                                 miopenTensorDescriptor_t, const void*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenSetRNNLayerParam(
+    miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc, const int layer,
+    miopenTensorDescriptor_t xDesc, miopenTensorDescriptor_t wDesc, void* w, const int paramID,
+    miopenTensorDescriptor_t paramDesc, const void* layerParam) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, layer, xDesc, wDesc, w, paramID, paramDesc,
+                 layerParam);
+  return set_piece(__func__, handle, rnnDesc, layer, xDesc, wDesc, w, paramID, paramDesc,
+                   layerParam, false);
 }
 
-extern "C" miopenStatus_t miopenSetRNNLayerBias(miopenHandle_t handle, miopenRNNDescriptor_t,
-                                                const int, miopenTensorDescriptor_t,
-                                                miopenTensorDescriptor_t, void*, const int,
-                                                miopenTensorDescriptor_t, const void*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenSetRNNLayerBias(miopenHandle_t handle,
+                                                miopenRNNDescriptor_t rnnDesc, const int layer,
+                                                miopenTensorDescriptor_t xDesc,
+                                                miopenTensorDescriptor_t wDesc, void* w,
+                                                const int biasID, miopenTensorDescriptor_t biasDesc,
+                                                const void* layerBias) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, layer, xDesc, wDesc, w, biasID, biasDesc,
+                 layerBias);
+  return set_piece(__func__, handle, rnnDesc, layer, xDesc, wDesc, w, biasID, biasDesc, layerBias,
+                   true);
 }
 
-extern "C" miopenStatus_t miopenSetRNNPaddingMode(miopenRNNDescriptor_t, miopenRNNPaddingMode_t) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNLayerParamOffset(
+    miopenRNNDescriptor_t rnnDesc, const int layer, miopenTensorDescriptor_t xDesc,
+    const int paramID, miopenTensorDescriptor_t paramDesc, size_t* layerParamOffset) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, layer, xDesc, paramID, paramDesc, layerParamOffset);
+  return guard(cfg, __func__, [&] {
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    TensorDescriptor& out = deref(paramDesc, "paramDesc");
+    TensorDescriptor desc;
+    const size_t off = layer_piece(d, layer, xDesc, paramID, false, desc);
+    out = desc;
+    if (layerParamOffset) *layerParamOffset = off;
+  });
 }
 
-extern "C" miopenStatus_t miopenGetRNNPaddingMode(miopenRNNDescriptor_t, miopenRNNPaddingMode_t*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn]");
-}
-
-extern "C" miopenStatus_t miopenRNNForward(miopenHandle_t handle, const miopenRNNDescriptor_t,
-                                           miopenRNNFWDMode_t, const miopenSeqTensorDescriptor_t,
-                                           const void*, const miopenTensorDescriptor_t, const void*,
-                                           void*, const miopenTensorDescriptor_t, const void*,
-                                           void*, const miopenSeqTensorDescriptor_t, void*,
-                                           const void*, size_t, void*, size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
-}
-
-extern "C" miopenStatus_t miopenRNNBackwardSeqData(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const miopenSeqTensorDescriptor_t,
-    const void*, const void*, const miopenTensorDescriptor_t, const void*, const void*, void*,
-    const miopenTensorDescriptor_t, const void*, const void*, void*,
-    const miopenSeqTensorDescriptor_t, void*, const void*, size_t, void*, size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
-}
-
-extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const miopenSeqTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenSeqTensorDescriptor_t,
-    const void*, void*, size_t, void*, size_t, const void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+extern "C" miopenStatus_t miopenGetRNNLayerBiasOffset(
+    miopenRNNDescriptor_t rnnDesc, const int layer, miopenTensorDescriptor_t xDesc,
+    const int biasID, miopenTensorDescriptor_t biasDesc, size_t* layerBiasOffset) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, rnnDesc, layer, xDesc, biasID, biasDesc, layerBiasOffset);
+  return guard(cfg, __func__, [&] {
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    TensorDescriptor& out = deref(biasDesc, "biasDesc");
+    TensorDescriptor desc;
+    const size_t off = layer_piece(d, layer, xDesc, biasID, true, desc);
+    out = desc;
+    if (layerBiasOffset) *layerBiasOffset = off;
+  });
 }
 
 extern "C" miopenStatus_t miopenRNNForwardTraining(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const int, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t*,
-    void*, const miopenTensorDescriptor_t, void*, const miopenTensorDescriptor_t, void*, void*,
-    size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
-}
-
-extern "C" miopenStatus_t miopenRNNBackwardData(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const int, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t*, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t*, void*, const miopenTensorDescriptor_t, void*,
-    const miopenTensorDescriptor_t, void*, void*, size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
-}
-
-extern "C" miopenStatus_t miopenRNNBackwardWeights(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const int, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t, void*, void*, size_t, const void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+    miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc, const int sequenceLen,
+    const miopenTensorDescriptor_t* xDesc, const void* x, const miopenTensorDescriptor_t hxDesc,
+    const void* hx, const miopenTensorDescriptor_t cxDesc, const void* cx,
+    const miopenTensorDescriptor_t wDesc, const void* w, const miopenTensorDescriptor_t* yDesc,
+    void* y, const miopenTensorDescriptor_t hyDesc, void* hy, const miopenTensorDescriptor_t cyDesc,
+    void* cy, void* workSpace, size_t workSpaceNumBytes, void* reserveSpace,
+    size_t reserveSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, sequenceLen, xDesc, x, hxDesc, hx, cxDesc, cx,
+                 wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes,
+                 reserveSpace, reserveSpaceNumBytes);
+  return forward(__func__, handle, rnnDesc, sequenceLen, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc, w,
+                 yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes, reserveSpace,
+                 reserveSpaceNumBytes, true);
 }
 
 extern "C" miopenStatus_t miopenRNNForwardInference(
-    miopenHandle_t handle, miopenRNNDescriptor_t, const int, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t*,
-    void*, const miopenTensorDescriptor_t, void*, const miopenTensorDescriptor_t, void*, void*,
-    size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn]");
+    miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc, const int sequenceLen,
+    const miopenTensorDescriptor_t* xDesc, const void* x, const miopenTensorDescriptor_t hxDesc,
+    const void* hx, const miopenTensorDescriptor_t cxDesc, const void* cx,
+    const miopenTensorDescriptor_t wDesc, const void* w, const miopenTensorDescriptor_t* yDesc,
+    void* y, const miopenTensorDescriptor_t hyDesc, void* hy, const miopenTensorDescriptor_t cyDesc,
+    void* cy, void* workSpace, size_t workSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, sequenceLen, xDesc, x, hxDesc, hx, cxDesc, cx,
+                 wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes);
+  return forward(__func__, handle, rnnDesc, sequenceLen, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc, w,
+                 yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes, nullptr, 0, false);
 }

@@ -14,6 +14,8 @@ namespace anydnn {
 
 class ConvSolverRegistry;
 class BnSolverRegistry;
+struct RnnShape;
+struct RnnForwardBuffers;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -46,6 +48,9 @@ class Backend {
   virtual void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
                                   const TensorDescriptor& db_desc, void* db, float alpha,
                                   float beta) = 0;
+
+  // RNN forward (training and inference): every layer, direction and step of one call.
+  virtual void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) = 0;
 
   // Scratch memory for the library's own use (e.g. a convolution result before blending).
   virtual DeviceBuffer allocate(size_t bytes) = 0;

@@ -374,10 +374,13 @@ TEST(ConvApi, ImmediateMode) {
 
 TEST(ConvApi, NotYetImplementedFamiliesSayWhy) {
   Handle h;
-  expect_failure(miopenStatusNotImplemented, "miopenCreateRNNDescriptor",
-                 "miopenCreateRNNDescriptor is not implemented yet (planned in the [rnn] work", [] {
-                   miopenRNNDescriptor_t r;
-                   return miopenCreateRNNDescriptor(&r);
+  expect_failure(miopenStatusNotImplemented, "miopenRNNBackwardData",
+                 "miopenRNNBackwardData is not implemented yet (planned in the [rnn]", [] {
+                   return miopenRNNBackwardData(nullptr, nullptr, 1, nullptr, nullptr, nullptr,
+                                                nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                nullptr, nullptr, nullptr, 0, nullptr, 0);
                  });
 }
 

@@ -7,6 +7,7 @@
 #include "backend/cpu/bn_registry.hpp"
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
+#include "backend/cpu/rnn/rnn_forward.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "solver/conv_registry.hpp"
 
@@ -47,6 +48,9 @@ class CpuBackend final : public Backend {
                           const TensorDescriptor& db_desc, void* db, float alpha,
                           float beta) override {
     cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
+  }
+  void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override {
+    cpu::rnn_forward(shape, buffers, threads_);
   }
   DeviceBuffer allocate(size_t bytes) override {
     constexpr std::align_val_t kAlign{64};

@@ -60,6 +60,9 @@ class CudaBackend final : public Backend {
     check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
     return ms;
   }
+  void rnn_forward(const RnnShape&, const RnnForwardBuffers&) override {
+    ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
+  }
   void synchronize() override {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }

@@ -1,0 +1,150 @@
+#include "rnn_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace anydnn::ref {
+
+namespace {
+
+struct Layout {
+  const RnnConfig& c;
+  size_t I;
+  int G, D;
+  size_t H;
+  Layout(const RnnConfig& cfg, size_t input)
+      : c(cfg),
+        I(input),
+        G(cfg.mode == 2   ? 4
+          : cfg.mode == 3 ? 3
+                          : 1),
+        D(cfg.bidirectional ? 2 : 1),
+        H(static_cast<size_t>(cfg.hidden)) {}
+  size_t in(int l) const {
+    if (l == 0) return c.skip_input ? 0 : I;
+    return D * H;
+  }
+  // Offset of matrix (layer l, direction d, side s: 0 input / 1 hidden, gate g).
+  size_t matrix(int l, int d, int s, int g) const {
+    size_t off = 0;
+    for (int k = 0; k < l; ++k)
+      off += static_cast<size_t>(D) * G * H * (in(k) + H);
+    if (s == 1) off += static_cast<size_t>(D) * G * H * in(l);
+    const size_t cols = s == 0 ? in(l) : H;
+    return off + (static_cast<size_t>(d) * G + g) * H * cols;
+  }
+  size_t matrices() const {
+    size_t off = 0;
+    for (int k = 0; k < c.layers; ++k)
+      off += static_cast<size_t>(D) * G * H * (in(k) + H);
+    return off;
+  }
+  size_t bias(int l, int d, int s, int g) const {
+    return matrices() + ((static_cast<size_t>(l) * 2 + s) * D + d) * G * H + g * H;
+  }
+};
+
+double act(int mode, double v) {
+  return mode == 0 ? std::max(v, 0.0) : std::tanh(v);
+}
+double sig(double v) {
+  return 1.0 / (1.0 + std::exp(-v));
+}
+
+}  // namespace
+
+size_t rnn_weight_count(const RnnConfig& c, size_t input) {
+  const Layout L(c, input);
+  size_t n = L.matrices();
+  if (c.bias) n += 2 * static_cast<size_t>(c.layers) * L.D * L.G * L.H;
+  return n;
+}
+
+RnnForwardResult rnn_forward(const RnnConfig& c, size_t input, const std::vector<size_t>& batch,
+                             const std::vector<double>& x, const std::vector<double>& hx,
+                             const std::vector<double>& cx, const std::vector<double>& w) {
+  const Layout L(c, input);
+  const size_t T = batch.size(), B0 = batch[0], H = L.H;
+  std::vector<size_t> start(T, 0);
+  for (size_t t = 1; t < T; ++t)
+    start[t] = start[t - 1] + batch[t - 1];
+  const size_t R = start[T - 1] + batch[T - 1];
+  RnnForwardResult res;
+  res.hy.assign(static_cast<size_t>(c.layers) * L.D * B0 * H, 0.0);
+  res.cy = res.hy;
+  std::vector<double> in = x;  // rows x width
+  size_t width = input;
+  for (int l = 0; l < c.layers; ++l) {
+    std::vector<double> out(R * L.D * H, 0.0);
+    for (int d = 0; d < L.D; ++d) {
+      const size_t state = static_cast<size_t>(l) * L.D + d;
+      // Per sequence b: walk its active steps in this direction's order.
+      for (size_t b = 0; b < B0; ++b) {
+        size_t len = 0;
+        while (len < T && batch[len] > b)
+          ++len;
+        std::vector<double> h(H), cst(H);
+        for (size_t j = 0; j < H; ++j) {
+          h[j] = hx.empty() ? 0.0 : hx[(state * B0 + b) * H + j];
+          cst[j] = cx.empty() ? 0.0 : cx[(state * B0 + b) * H + j];
+        }
+        for (size_t k = 0; k < len; ++k) {
+          const size_t t = d == 0 ? k : len - 1 - k;
+          const double* xr = &in[(start[t] + b) * width];
+          // Pre-activations of the input side and the hidden side, per gate.
+          std::vector<double> px(L.G * H, 0.0), ph(L.G * H, 0.0);
+          for (int g = 0; g < L.G; ++g)
+            for (size_t j = 0; j < H; ++j) {
+              double a = 0.0, e = 0.0;
+              if (l == 0 && c.skip_input) {
+                a = xr[j];
+              } else {
+                const size_t cols = L.in(l);
+                const size_t m = L.matrix(l, d, 0, g) + j * cols;
+                for (size_t i = 0; i < cols; ++i)
+                  a += w[m + i] * xr[i];
+              }
+              const size_t mh = L.matrix(l, d, 1, g) + j * H;
+              for (size_t i = 0; i < H; ++i)
+                e += w[mh + i] * h[i];
+              if (c.bias) {
+                a += w[L.bias(l, d, 0, g) + j];
+                e += w[L.bias(l, d, 1, g) + j];
+              }
+              px[g * H + j] = a;
+              ph[g * H + j] = e;
+            }
+          std::vector<double> hn(H);
+          for (size_t j = 0; j < H; ++j) {
+            if (c.mode <= 1) {
+              hn[j] = act(c.mode, px[j] + ph[j]);
+            } else if (c.mode == 2) {  // LSTM i, f, o, g
+              const double i = sig(px[j] + ph[j]), f = sig(px[H + j] + ph[H + j]),
+                           o = sig(px[2 * H + j] + ph[2 * H + j]),
+                           gg = std::tanh(px[3 * H + j] + ph[3 * H + j]);
+              cst[j] = f * cst[j] + i * gg;
+              hn[j] = o * std::tanh(cst[j]);
+            } else {  // GRU z, r, n
+              const double z = sig(px[j] + ph[j]), r = sig(px[H + j] + ph[H + j]);
+              const double n = std::tanh(px[2 * H + j] + r * ph[2 * H + j]);
+              hn[j] = (1 - z) * n + z * h[j];
+            }
+          }
+          h = hn;
+          for (size_t j = 0; j < H; ++j)
+            out[(start[t] + b) * L.D * H + d * H + j] = h[j];
+        }
+        for (size_t j = 0; j < H; ++j) {
+          res.hy[(state * B0 + b) * H + j] = h[j];
+          res.cy[(state * B0 + b) * H + j] = c.mode == 2 ? cst[j] : 0.0;
+        }
+      }
+    }
+    in = out;
+    width = L.D * H;
+  }
+  res.y = in;
+  return res;
+}
+
+}  // namespace anydnn::ref

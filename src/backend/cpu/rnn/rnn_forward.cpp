@@ -1,0 +1,173 @@
+#include "backend/cpu/rnn/rnn_forward.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/dropout_descriptor.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+inline float sigmoid(float v) {
+  return 1.0f / (1.0f + std::exp(-v));
+}
+
+// C (m x n, ldc) = A (m x k, lda) * B^T where B is n x k row-major (ldb), plus beta * C.
+void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+             float beta, float* c, size_t ldc) {
+  if (m == 0 || n == 0) return;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
+              c, static_cast<int>(ldc));
+}
+
+}  // namespace
+
+void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, int threads) {
+  const RnnDescriptor& d = *s.desc;
+  const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
+  const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
+  const bool lstm = d.mode == miopenLSTM, gru = d.mode == miopenGRU;
+  const float* input = b.x;
+  size_t in_ld = s.input;
+  for (int l = 0; l < d.layers; ++l) {
+    const size_t in = d.layer_input(l, s.input);
+    float* out = b.store + s.out_offset(l);
+    for (int dir = 0; dir < static_cast<int>(D); ++dir) {
+      float* gates = b.store + s.gates_offset(l, dir);
+      // Input projection of every time step at once (skip mode: x itself in every gate).
+      if (l == 0 && d.skip()) {
+#pragma omp parallel for num_threads(threads)
+        for (long r = 0; r < static_cast<long>(R); ++r)
+          for (size_t g = 0; g < G; ++g)
+            std::memcpy(gates + r * GH + g * H, input + r * in_ld, H * sizeof(float));
+      } else {
+        gemm_nt(R, GH, in, input, in_ld, b.w + d.block_offset(l, dir, 0, s.input), in, 0.0f, gates,
+                GH);
+      }
+      const float* wh = b.w + d.block_offset(l, dir, 1, s.input);
+      const float* bx = d.with_bias() ? b.w + d.bias_block_offset(l, dir, 0, s.input) : nullptr;
+      const float* bh = d.with_bias() ? b.w + d.bias_block_offset(l, dir, 1, s.input) : nullptr;
+      float* hid = b.temp + (s.temp_offset_floats(dir) - s.temp_offset_floats(0));
+      float* hprev = hid + B0 * GH;  // B_0 x H, the state entering the step
+      float* cell = lstm ? b.store + s.cell_offset(l, dir) : nullptr;
+      float* hn = gru ? b.store + s.hn_offset(l, dir) : nullptr;
+      const size_t state = static_cast<size_t>(l) * D + dir;
+      const float* hx = b.hx ? b.hx + state * B0 * H : nullptr;
+      const float* cx = b.cx ? b.cx + state * B0 * H : nullptr;
+      for (size_t step = 0; step < T; ++step) {
+        const size_t t = dir == 0 ? step : T - 1 - step;
+        const size_t Bt = s.batch[t], r0 = s.row_start[t];
+        // Previous state of each active sequence: the neighbouring step's output where that
+        // sequence was active there, else the initial state (zeros without hx).
+        const bool has_prev = dir == 0 ? t > 0 : t + 1 < T;
+        const size_t from_prev = has_prev ? std::min(Bt, s.batch[dir == 0 ? t - 1 : t + 1]) : 0;
+        const size_t pr0 = has_prev ? s.row_start[dir == 0 ? t - 1 : t + 1] : 0;
+        for (size_t bi = 0; bi < Bt; ++bi) {
+          const float* src =
+              bi < from_prev ? out + (pr0 + bi) * ldo + dir * H : (hx ? hx + bi * H : nullptr);
+          if (src)
+            std::memcpy(hprev + bi * H, src, H * sizeof(float));
+          else
+            std::memset(hprev + bi * H, 0, H * sizeof(float));
+        }
+        // Hidden projection (with the hidden bias): hid = h_prev * W_h^T + b_h.
+        gemm_nt(Bt, GH, H, hprev, H, wh, H, 0.0f, hid, GH);
+        const long n = static_cast<long>(Bt);
+#pragma omp parallel for num_threads(threads) if (Bt * GH > 16384)
+        for (long bi = 0; bi < n; ++bi) {
+          float* g = gates + (r0 + bi) * GH;
+          float* hp = hid + bi * GH;
+          float* h = out + (r0 + bi) * ldo + dir * H;
+          const float* hprv = hprev + bi * H;
+          if (bx)
+            for (size_t j = 0; j < GH; ++j)
+              g[j] += bx[j];
+          if (bh)
+            for (size_t j = 0; j < GH; ++j)
+              hp[j] += bh[j];
+          if (lstm) {
+            const float* cprev_row = nullptr;
+            if (bi < static_cast<long>(from_prev))
+              cprev_row = cell + (pr0 + bi) * H;
+            else if (cx)
+              cprev_row = cx + bi * H;
+            float* c = cell + (r0 + bi) * H;
+            for (size_t j = 0; j < H; ++j) {
+              const float i = sigmoid(g[j] + hp[j]);
+              const float f = sigmoid(g[H + j] + hp[H + j]);
+              const float o = sigmoid(g[2 * H + j] + hp[2 * H + j]);
+              const float gg = std::tanh(g[3 * H + j] + hp[3 * H + j]);
+              const float cp = cprev_row ? cprev_row[j] : 0.0f;
+              c[j] = f * cp + i * gg;
+              h[j] = o * std::tanh(c[j]);
+              g[j] = i;
+              g[H + j] = f;
+              g[2 * H + j] = o;
+              g[3 * H + j] = gg;
+            }
+          } else if (gru) {
+            // n = tanh(W_n x + b_xn + r * (U_n h + b_hn)): the reset gate after the hidden
+            // product and its bias.
+            float* hnr = hn + (r0 + bi) * H;
+            for (size_t j = 0; j < H; ++j) {
+              const float z = sigmoid(g[j] + hp[j]);
+              const float r = sigmoid(g[H + j] + hp[H + j]);
+              const float hnv = hp[2 * H + j];
+              const float nn = std::tanh(g[2 * H + j] + r * hnv);
+              hnr[j] = hnv;
+              h[j] = (1.0f - z) * nn + z * hprv[j];
+              g[j] = z;
+              g[H + j] = r;
+              g[2 * H + j] = nn;
+            }
+          } else {
+            for (size_t j = 0; j < H; ++j) {
+              const float p = g[j] + hp[j];
+              g[j] = p;  // the pre-activation, for backward
+              h[j] = d.mode == miopenRNNRELU ? std::max(p, 0.0f) : std::tanh(p);
+            }
+          }
+        }
+      }
+      // Final states: the forward direction's last active step of each sequence, the reverse
+      // direction's step 0.
+      if (b.hy || b.cy) {
+        for (size_t bi = 0; bi < B0; ++bi) {
+          size_t t = 0;
+          if (dir == 0)
+            while (t + 1 < T && s.batch[t + 1] > bi)
+              ++t;
+          const size_t row = s.row_start[t] + bi;
+          if (b.hy)
+            std::memcpy(b.hy + (state * B0 + bi) * H, out + row * ldo + dir * H, H * sizeof(float));
+          if (b.cy && lstm)
+            std::memcpy(b.cy + (state * B0 + bi) * H, cell + row * H, H * sizeof(float));
+        }
+      }
+    }
+    input = out;
+    in_ld = ldo;
+    if (s.dropout_between_layers() && l + 1 < d.layers) {
+      // Dropout on this layer's output before the next layer: kept values scaled by 1/(1-p).
+      float* drop = b.store + s.drop_offset(l);
+      uint8_t* mask = b.masks + static_cast<size_t>(l) * R * ldo;
+      const float scale = 1.0f / (1.0f - b.dropout);
+      const uint64_t counter = b.dropout_counter * 1024 + static_cast<uint64_t>(l);
+#pragma omp parallel for num_threads(threads)
+      for (long i = 0; i < static_cast<long>(R * ldo); ++i) {
+        const bool k = DropoutDescriptor::keep(b.dropout_seed, counter, i, b.dropout);
+        mask[i] = k ? 1 : 0;
+        drop[i] = k ? out[i] * scale : 0.0f;
+      }
+      input = drop;
+    }
+  }
+  std::memcpy(b.y, b.store + s.out_offset(d.layers - 1), R * ldo * sizeof(float));
+}
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,272 @@
+// RNN through the public C API: descriptors, MIOpen's packed weight layout (sizes, descriptors,
+// per-layer set / get / offsets) and the forward passes against the independent double
+// reference over every mode, direction, input mode, bias setting, 1 to 3 layers and packed
+// variable batches, with and without initial / final states.
+#include <gtest/gtest.h>
+#include <miopen/miopen.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/api_test_util.hpp"
+#include "common_test_util.hpp"
+#include "rnn_reference.hpp"
+#include "verify.hpp"
+
+namespace anydnn::test {
+namespace {
+
+struct Rnn {
+  miopenRNNDescriptor_t d = nullptr;
+  Rnn() { EXPECT_EQ(miopenCreateRNNDescriptor(&d), miopenStatusSuccess); }
+  ~Rnn() { miopenDestroyRNNDescriptor(d); }
+  operator miopenRNNDescriptor_t() const { return d; }
+};
+
+TEST(RnnApi, DescriptorRoundTripsAndRejectsBadValues) {
+  Rnn r;
+  ASSERT_EQ(miopenSetRNNDescriptor(r, 16, 2, miopenRNNskip, miopenRNNbidirection, miopenGRU,
+                                   miopenRNNwithBias, miopenRNNdefault, miopenFloat),
+            miopenStatusSuccess);
+  miopenRNNMode_t m;
+  miopenRNNAlgo_t a;
+  miopenRNNInputMode_t in;
+  miopenRNNDirectionMode_t dir;
+  miopenRNNBiasMode_t b;
+  int h = 0, l = 0;
+  ASSERT_EQ(miopenGetRNNDescriptor(r, &m, &a, &in, &dir, &b, &h, &l), miopenStatusSuccess);
+  EXPECT_EQ(m, miopenGRU);
+  EXPECT_EQ(in, miopenRNNskip);
+  EXPECT_EQ(dir, miopenRNNbidirection);
+  EXPECT_EQ(b, miopenRNNwithBias);
+  EXPECT_EQ(h, 16);
+  EXPECT_EQ(l, 2);
+  expect_failure(miopenStatusBadParm, "miopenSetRNNDescriptor", "must be positive", [&] {
+    return miopenSetRNNDescriptor(r, 0, 2, miopenRNNlinear, miopenRNNunidirection, miopenLSTM,
+                                  miopenRNNwithBias, miopenRNNdefault, miopenFloat);
+  });
+  expect_failure(miopenStatusBadParm, "miopenSetRNNDescriptor", "RNN mode", [&] {
+    return miopenSetRNNDescriptor(r, 4, 1, miopenRNNlinear, miopenRNNunidirection,
+                                  static_cast<miopenRNNMode_t>(3 + 4), miopenRNNwithBias,
+                                  miopenRNNdefault, miopenFloat);
+  });
+  expect_failure(miopenStatusBadParm, "miopenSetRNNDescriptor", "float or half", [&] {
+    return miopenSetRNNDescriptor(r, 4, 1, miopenRNNlinear, miopenRNNunidirection, miopenLSTM,
+                                  miopenRNNwithBias, miopenRNNdefault, miopenInt8);
+  });
+  Rnn unset;
+  expect_failure(miopenStatusBadParm, "miopenGetRNNDescriptor", "has not been set",
+                 [&] { return miopenGetRNNDescriptor(unset, &m, &a, &in, &dir, &b, &h, &l); });
+}
+
+TEST(RnnApi, ParamsSizeDescriptorAndSkipModeRules) {
+  Handle hd;
+  Tensor x(miopenFloat, {3, 10});
+  for (int mode = 0; mode < 4; ++mode)
+    for (int bi = 0; bi < 2; ++bi)
+      for (int bias = 0; bias < 2; ++bias)
+        for (int layers : {1, 3}) {
+          Rnn r;
+          ASSERT_EQ(miopenSetRNNDescriptor(
+                        r, 8, layers, miopenRNNlinear, static_cast<miopenRNNDirectionMode_t>(bi),
+                        static_cast<miopenRNNMode_t>(mode), static_cast<miopenRNNBiasMode_t>(bias),
+                        miopenRNNdefault, miopenFloat),
+                    miopenStatusSuccess);
+          ref::RnnConfig c{mode, 8, layers, bi == 1, false, bias == 1};
+          size_t bytes = 0;
+          ASSERT_EQ(miopenGetRNNParamsSize(hd, r, x, &bytes, miopenFloat), miopenStatusSuccess);
+          EXPECT_EQ(bytes, ref::rnn_weight_count(c, 10) * 4);
+          Tensor w;
+          ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, x, w, miopenFloat), miopenStatusSuccess);
+          int n = 0;
+          miopenGetTensorDescriptorSize(w, &n);
+          ASSERT_EQ(n, 2);
+          size_t wbytes = 0;
+          miopenGetTensorNumBytes(w, &wbytes);
+          EXPECT_EQ(wbytes, bytes);
+        }
+  Rnn r;
+  ASSERT_EQ(miopenSetRNNDescriptor(r, 10, 2, miopenRNNskip, miopenRNNbidirection, miopenLSTM,
+                                   miopenRNNwithBias, miopenRNNdefault, miopenFloat),
+            miopenStatusSuccess);
+  Tensor p;
+  size_t off = 0;
+  // Input-side matrices of the first layer (both directions) do not exist in skip mode.
+  for (int layer : {0, 1})
+    expect_failure(miopenStatusBadParm, "miopenGetRNNLayerParamOffset", "input skip mode",
+                   [&] { return miopenGetRNNLayerParamOffset(r, layer, x, 2, p, &off); });
+  EXPECT_EQ(miopenGetRNNLayerParamOffset(r, 0, x, 4, p, &off), miopenStatusSuccess);
+  EXPECT_EQ(off, 0u) << "the first hidden matrix starts the packed weights in skip mode";
+  EXPECT_EQ(miopenGetRNNLayerParamOffset(r, 2, x, 0, p, &off), miopenStatusSuccess);
+  EXPECT_EQ(off, 2u * 4 * 10 * 10) << "layer 1 starts after layer 0's 2 x 4 hidden matrices";
+  expect_failure(miopenStatusBadParm, "miopenGetRNNLayerParamOffset", "layer 4",
+                 [&] { return miopenGetRNNLayerParamOffset(r, 4, x, 0, p, &off); });
+}
+
+struct Case {
+  int mode;
+  bool bi, skip, bias;
+  int layers;
+  std::vector<size_t> batch;
+  bool states;
+};
+
+std::string name(const Case& c) {
+  const char* modes[] = {"relu", "tanh", "lstm", "gru"};
+  std::string n = std::string(modes[c.mode]) + (c.bi ? "_bi" : "_uni") + (c.skip ? "_skip" : "") +
+                  (c.bias ? "_bias" : "") + "_l" + std::to_string(c.layers) + "_b";
+  for (size_t b : c.batch)
+    n += std::to_string(b);
+  return n + (c.states ? "_states" : "_nostates");
+}
+
+class RnnForward : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RnnForward, MatchesReference) {
+  const Case& c = GetParam();
+  const unsigned seed = fresh_seed();
+  SCOPED_TRACE(seed_trace(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  const int H = 6;
+  const int I = c.skip ? H : 5;
+  const int D = c.bi ? 2 : 1;
+  Handle hd;
+  Rnn r;
+  ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,
+                                   c.bi ? miopenRNNbidirection : miopenRNNunidirection,
+                                   static_cast<miopenRNNMode_t>(c.mode),
+                                   c.bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault,
+                                   miopenFloat),
+            miopenStatusSuccess);
+  const int T = static_cast<int>(c.batch.size());
+  std::vector<Tensor> xs, ys;
+  xs.reserve(T);
+  ys.reserve(T);
+  size_t rows = 0;
+  for (size_t b : c.batch) {
+    xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), I});
+    ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), D * H});
+    rows += b;
+  }
+  std::vector<miopenTensorDescriptor_t> xd, yd;
+  for (int t = 0; t < T; ++t) {
+    xd.push_back(xs[t]);
+    yd.push_back(ys[t]);
+  }
+  const int B0 = static_cast<int>(c.batch[0]);
+  Tensor hdesc(miopenFloat, {c.layers * D, B0, H});
+  Tensor w;
+  ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
+  size_t wbytes = 0, ws = 0, rs = 0;
+  miopenGetTensorNumBytes(w, &wbytes);
+  ASSERT_EQ(miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws), miopenStatusSuccess);
+  ASSERT_EQ(miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs), miopenStatusSuccess);
+  auto random = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& e : v)
+      e = u(rng);
+    return v;
+  };
+  const auto x = random(rows * I);
+  const size_t state = static_cast<size_t>(c.layers) * D * B0 * H;
+  const auto hx = random(state), cx = random(state);
+  // Weights set one matrix and bias at a time through the API: checks the layout end to end
+  // against the reference's own walk of it.
+  std::vector<float> wv(wbytes / 4, 1e30f);
+  const int G = c.mode == 2 ? 4 : c.mode == 3 ? 3 : 1;
+  for (int layer = 0; layer < c.layers * D; ++layer)
+    for (int id = 0; id < 2 * G; ++id) {
+      Tensor pd;
+      if (!(c.skip && layer < D && id < G)) {
+        size_t bytes = 0;
+        ASSERT_EQ(miopenGetRNNLayerParamSize(hd, r, layer, xd[0], id, &bytes), miopenStatusSuccess);
+        auto m = random(bytes / 4);
+        ASSERT_EQ(miopenGetRNNLayerParam(hd, r, layer, xd[0], w, wv.data(), id, pd, nullptr),
+                  miopenStatusSuccess);
+        ASSERT_EQ(miopenSetRNNLayerParam(hd, r, layer, xd[0], w, wv.data(), id, pd, m.data()),
+                  miopenStatusSuccess);
+        std::vector<float> back(m.size());
+        ASSERT_EQ(miopenGetRNNLayerParam(hd, r, layer, xd[0], w, wv.data(), id, pd, back.data()),
+                  miopenStatusSuccess);
+        EXPECT_EQ(back, m);
+      }
+      if (c.bias) {
+        Tensor bd;
+        auto bv = random(H);
+        ASSERT_EQ(miopenGetRNNLayerBias(hd, r, layer, xd[0], w, wv.data(), id, bd, nullptr),
+                  miopenStatusSuccess);
+        ASSERT_EQ(miopenSetRNNLayerBias(hd, r, layer, xd[0], w, wv.data(), id, bd, bv.data()),
+                  miopenStatusSuccess);
+      }
+    }
+  for (float v : wv)
+    ASSERT_NE(v, 1e30f) << "a weight the per-layer API never reached";
+
+  ref::RnnConfig rc{c.mode, H, c.layers, c.bi, c.skip, c.bias};
+  const auto want = ref::rnn_forward(
+      rc, I, c.batch, {x.begin(), x.end()},
+      c.states ? std::vector<double>(hx.begin(), hx.end()) : std::vector<double>{},
+      c.states && c.mode == 2 ? std::vector<double>(cx.begin(), cx.end()) : std::vector<double>{},
+      {wv.begin(), wv.end()});
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training ? "training" : "inference");
+    std::vector<float> y(rows * D * H, NAN), hy(state, NAN), cy(state, NAN);
+    std::vector<uint8_t> wsb(ws), rsb(rs);
+    const void* hxp = c.states ? hx.data() : nullptr;
+    const void* cxp = c.states ? cx.data() : nullptr;
+    miopenStatus_t s;
+    if (training)
+      s = miopenRNNForwardTraining(hd, r, T, xd.data(), x.data(), hdesc, hxp, hdesc, cxp, w,
+                                   wv.data(), yd.data(), y.data(), hdesc, hy.data(), hdesc,
+                                   cy.data(), wsb.data(), ws, rsb.data(), rs);
+    else
+      s = miopenRNNForwardInference(hd, r, T, xd.data(), x.data(), hdesc, hxp, hdesc, cxp, w,
+                                    wv.data(), yd.data(), y.data(), hdesc, hy.data(), hdesc,
+                                    cy.data(), wsb.data(), ws);
+    ASSERT_EQ(s, miopenStatusSuccess);
+    EXPECT_LT(ref::rms_range(want.y, {y.begin(), y.end()}), 1e-6) << "y";
+    EXPECT_LT(ref::rms_range(want.hy, {hy.begin(), hy.end()}), 1e-6) << "hy";
+    if (c.mode == 2) EXPECT_LT(ref::rms_range(want.cy, {cy.begin(), cy.end()}), 1e-6) << "cy";
+  }
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  for (int mode = 0; mode < 4; ++mode)
+    for (bool bi : {false, true})
+      for (bool skip : {false, true})
+        for (bool bias : {false, true})
+          v.push_back({mode, bi, skip, bias, 2, {4, 4, 3, 1}, bias});
+  for (int mode = 0; mode < 4; ++mode) {
+    v.push_back({mode, true, false, true, 3, {3, 2, 2, 2, 1}, true});
+    v.push_back({mode, false, false, true, 1, {5}, false});
+    v.push_back({mode, true, false, false, 1, {2, 2, 2}, true});
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, RnnForward, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return name(info.param); });
+
+TEST(RnnApi, ForwardRejectsBadShapes) {
+  Handle hd;
+  Rnn r;
+  ASSERT_EQ(miopenSetRNNDescriptor(r, 4, 1, miopenRNNskip, miopenRNNunidirection, miopenLSTM,
+                                   miopenRNNNoBias, miopenRNNdefault, miopenFloat),
+            miopenStatusSuccess);
+  Tensor x0(miopenFloat, {2, 5}), x1(miopenFloat, {3, 5});
+  miopenTensorDescriptor_t xd[2] = {x0, x1};
+  size_t ws = 0;
+  expect_failure(miopenStatusBadParm, "miopenGetRNNWorkspaceSize", "Batch size must not ascend",
+                 [&] { return miopenGetRNNWorkspaceSize(hd, r, 2, xd, &ws); });
+  Tensor x2(miopenFloat, {2, 5});
+  miopenTensorDescriptor_t xs[1] = {x2};
+  expect_failure(miopenStatusBadParm, "miopenGetRNNWorkspaceSize",
+                 "input_vector size and hidden_size shoud be same",
+                 [&] { return miopenGetRNNWorkspaceSize(hd, r, 1, xs, &ws); });
+}
+
+}  // namespace
+}  // namespace anydnn::test
