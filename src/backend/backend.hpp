@@ -3,6 +3,7 @@
 // never names a backend. backend/cpu and backend/cuda implement it with mirrored file names.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -51,6 +52,12 @@ class Backend {
 
   // RNN forward (training and inference): every layer, direction and step of one call.
   virtual void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) = 0;
+
+  // Dropout (docs: backend/cpu/dropout.hpp): in -> out through the mask, which is generated
+  // from (seed, counter) when `generate`, else read.
+  virtual void dropout_apply(const TensorDescriptor& in_desc, const void* in,
+                             const TensorDescriptor& out_desc, void* out, uint8_t* mask,
+                             bool generate, uint64_t seed, uint64_t counter, float dropout) = 0;
 
   // Scratch memory for the library's own use (e.g. a convolution result before blending).
   virtual DeviceBuffer allocate(size_t bytes) = 0;

@@ -250,6 +250,69 @@ std::vector<Case> cases() {
 INSTANTIATE_TEST_SUITE_P(Modes, RnnForward, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return name(info.param); });
 
+// Dropout between layers (_V2): the same seed gives the same training output, inference
+// never drops, and a rate of 0 is the plain network.
+TEST(RnnApi, DropoutBetweenLayersIsReproducibleAndTrainingOnly) {
+  Handle hd;
+  miopenDropoutDescriptor_t dd;
+  ASSERT_EQ(miopenCreateDropoutDescriptor(&dd), miopenStatusSuccess);
+  size_t sbytes = 0;
+  miopenDropoutGetStatesSize(hd, &sbytes);
+  std::vector<uint8_t> states(sbytes);
+  const int H = 8, I = 5, L = 2;
+  const std::vector<size_t> batch = {3, 3, 2};
+  std::vector<Tensor> xs, ys;
+  xs.reserve(batch.size());  // Tensor owns a descriptor: no reallocation copies
+  ys.reserve(batch.size());
+  for (size_t b : batch) {
+    xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), I});
+    ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), H});
+  }
+  std::vector<miopenTensorDescriptor_t> xd = {xs[0], xs[1], xs[2]}, yd = {ys[0], ys[1], ys[2]};
+  Tensor hdesc(miopenFloat, {L, 3, H});
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  auto run = [&](float p, bool training) {
+    Rnn r;
+    EXPECT_EQ(miopenSetDropoutDescriptor(dd, hd, p, states.data(), states.size(), 123, false, false,
+                                         MIOPEN_RNG_PSEUDO_XORWOW),
+              miopenStatusSuccess);
+    EXPECT_EQ(
+        miopenSetRNNDescriptor_V2(r, H, L, dd, miopenRNNlinear, miopenRNNunidirection, miopenLSTM,
+                                  miopenRNNwithBias, miopenRNNdefault, miopenFloat),
+        miopenStatusSuccess);
+    Tensor w;
+    EXPECT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
+    size_t wb = 0, ws = 0, rs = 0;
+    miopenGetTensorNumBytes(w, &wb);
+    miopenGetRNNWorkspaceSize(hd, r, 3, xd.data(), &ws);
+    miopenGetRNNTrainingReserveSize(hd, r, 3, xd.data(), &rs);
+    std::mt19937 fixed(99);  // the same data in every run
+    std::vector<float> wv(wb / 4), x(8 * I), y(8 * H);
+    for (auto& e : wv)
+      e = u(fixed);
+    for (auto& e : x)
+      e = u(fixed);
+    std::vector<uint8_t> wsb(ws), rsb(rs);
+    miopenStatus_t s =
+        training ? miopenRNNForwardTraining(hd, r, 3, xd.data(), x.data(), hdesc, nullptr, hdesc,
+                                            nullptr, w, wv.data(), yd.data(), y.data(), hdesc,
+                                            nullptr, hdesc, nullptr, wsb.data(), ws, rsb.data(), rs)
+                 : miopenRNNForwardInference(hd, r, 3, xd.data(), x.data(), hdesc, nullptr, hdesc,
+                                             nullptr, w, wv.data(), yd.data(), y.data(), hdesc,
+                                             nullptr, hdesc, nullptr, wsb.data(), ws);
+    EXPECT_EQ(s, miopenStatusSuccess);
+    const auto want = ref::rnn_forward({2, H, L, false, false, true}, I, batch,
+                                       {x.begin(), x.end()}, {}, {}, {wv.begin(), wv.end()});
+    return std::make_pair(y, ref::rms_range(want.y, {y.begin(), y.end()}));
+  };
+  const auto a = run(0.5f, true), b = run(0.5f, true);
+  EXPECT_EQ(a.first, b.first) << "same seed, same dropout masks";
+  EXPECT_GT(a.second, 1e-3) << "dropout changed the training output";
+  EXPECT_LT(run(0.5f, false).second, 1e-6) << "inference does not drop";
+  EXPECT_LT(run(0.0f, true).second, 1e-6) << "rate 0 is the plain network";
+  miopenDestroyDropoutDescriptor(dd);
+}
+
 TEST(RnnApi, ForwardRejectsBadShapes) {
   Handle hd;
   Rnn r;

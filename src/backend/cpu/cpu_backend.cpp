@@ -7,6 +7,7 @@
 #include "backend/cpu/bn_registry.hpp"
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
+#include "backend/cpu/dropout.hpp"
 #include "backend/cpu/rnn/rnn_forward.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "solver/conv_registry.hpp"
@@ -51,6 +52,12 @@ class CpuBackend final : public Backend {
   }
   void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override {
     cpu::rnn_forward(shape, buffers, threads_);
+  }
+  void dropout_apply(const TensorDescriptor& in_desc, const void* in,
+                     const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
+                     uint64_t seed, uint64_t counter, float dropout) override {
+    cpu::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout,
+                       threads_);
   }
   DeviceBuffer allocate(size_t bytes) override {
     constexpr std::align_val_t kAlign{64};

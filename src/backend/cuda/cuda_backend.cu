@@ -63,6 +63,11 @@ class CudaBackend final : public Backend {
   void rnn_forward(const RnnShape&, const RnnForwardBuffers&) override {
     ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
   }
+  void dropout_apply(const TensorDescriptor&, const void*, const TensorDescriptor&, void*, uint8_t*,
+                     bool, uint64_t, uint64_t, float) override {
+    ANYDNN_THROW(miopenStatusNotImplemented,
+                 "dropout on the CUDA backend comes with the [cuda] issue");
+  }
   void synchronize() override {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
