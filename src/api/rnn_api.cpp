@@ -1,6 +1,6 @@
 // C API: RNN descriptors, MIOpen's packed weight layout (sizes, descriptors, per-layer get / set
-// / offset) and the forward passes (training and inference) of the legacy per-step API.
-// Backward passes and the sequence-tensor API: rnn_pending_api.cpp.
+// / offset) and the passes of the legacy per-step API: forward training and inference, backward
+// data and weights. The sequence-tensor API: rnn_pending_api.cpp.
 #include <miopen/miopen.h>
 
 #include <cstring>
@@ -546,4 +546,100 @@ extern "C" miopenStatus_t miopenRNNForwardInference(
                  wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes);
   return forward(__func__, handle, rnnDesc, sequenceLen, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc, w,
                  yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes, nullptr, 0, false);
+}
+
+namespace {
+
+// Common checks of the backward calls; fills the buffers both read.
+RnnShape backward_setup(const RnnDescriptor& d, int seq_len, const miopenTensorDescriptor_t* xDesc,
+                        const miopenTensorDescriptor_t* yDesc, miopenTensorDescriptor_t wDesc,
+                        miopenTensorDescriptor_t hxDesc, void* workspace, size_t ws_bytes,
+                        const void* reserve, size_t reserve_bytes, RnnBackwardBuffers& b) {
+  ANYDNN_CHECK(
+      d.type == miopenFloat, miopenStatusNotImplemented,
+      "RNN kernels are fp32 only so far (rnnDesc data type " << data_type_name(d.type) << ")");
+  RnnShape s = shape_of(d, seq_len, xDesc);
+  check_outputs(d, s, yDesc);
+  check_weights(d, s, wDesc, "weight descriptor");
+  check_state(d, s, hxDesc, "hxDesc");
+  ANYDNN_CHECK_BADPARM(workspace != nullptr && ws_bytes >= s.workspace_bytes(),
+                       "workSpaceNumBytes = " << ws_bytes << " is below the " << s.workspace_bytes()
+                                              << " bytes needed");
+  ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= s.reserve_bytes(),
+                       "reserveSpaceNumBytes = " << reserve_bytes << " is below the "
+                                                 << s.reserve_bytes() << " bytes needed");
+  b.store = static_cast<const float*>(reserve);
+  b.masks = static_cast<const uint8_t*>(reserve) + d.layers * s.layer_floats() * sizeof(float);
+  b.work = static_cast<float*>(workspace);
+  if (s.dropout_between_layers()) b.dropout = deref(d.dropout, "rnnDesc's dropoutDesc").dropout;
+  return s;
+}
+
+}  // namespace
+
+extern "C" miopenStatus_t miopenRNNBackwardData(
+    miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc, const int sequenceLen,
+    const miopenTensorDescriptor_t* yDesc, const void* y, const miopenTensorDescriptor_t* dyDesc,
+    const void* dy, const miopenTensorDescriptor_t dhyDesc, const void* dhy,
+    const miopenTensorDescriptor_t dcyDesc, const void* dcy, const miopenTensorDescriptor_t wDesc,
+    const void* w, const miopenTensorDescriptor_t hxDesc, const void* hx,
+    const miopenTensorDescriptor_t cxDesc, const void* cx, const miopenTensorDescriptor_t* dxDesc,
+    void* dx, const miopenTensorDescriptor_t dhxDesc, void* dhx,
+    const miopenTensorDescriptor_t dcxDesc, void* dcx, void* workSpace, size_t workSpaceNumBytes,
+    void* reserveSpace, size_t reserveSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, sequenceLen, yDesc, y, dyDesc, dy, dhyDesc,
+                 dhy, dcyDesc, dcy, wDesc, w, hxDesc, hx, cxDesc, cx, dxDesc, dx, dhxDesc, dhx,
+                 dcxDesc, dcx, workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes);
+  return guard(config_of(handle), __func__, [&] {
+    Handle& h = deref(handle);
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    RnnBackwardBuffers b;
+    // dx's descriptors carry the input size, y's and dy's the output width.
+    const RnnShape s = backward_setup(d, sequenceLen, dxDesc, yDesc, wDesc, hxDesc, workSpace,
+                                      workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes, b);
+    check_outputs(d, s, dyDesc);
+    check_state(d, s, dhyDesc, "dhyDesc");
+    check_state(d, s, dhxDesc, "dhxDesc");
+    if (d.mode == miopenLSTM) {
+      check_state(d, s, cxDesc, "cxDesc");
+      check_state(d, s, dcyDesc, "dcyDesc");
+      check_state(d, s, dcxDesc, "dcxDesc");
+    }
+    ANYDNN_CHECK_BADPARM(dy != nullptr && dx != nullptr && w != nullptr,
+                         "dy, dx and w must not be null pointers");
+    (void)y;  // the reserve holds everything the gradients need
+    b.w = static_cast<const float*>(w);
+    b.hx = static_cast<const float*>(hx);
+    b.cx = d.mode == miopenLSTM ? static_cast<const float*>(cx) : nullptr;
+    b.dy = static_cast<const float*>(dy);
+    b.dhy = static_cast<const float*>(dhy);
+    b.dcy = d.mode == miopenLSTM ? static_cast<const float*>(dcy) : nullptr;
+    b.dx = static_cast<float*>(dx);
+    b.dhx = static_cast<float*>(dhx);
+    b.dcx = d.mode == miopenLSTM ? static_cast<float*>(dcx) : nullptr;
+    h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_backward_data(s, b); }));
+  });
+}
+
+extern "C" miopenStatus_t miopenRNNBackwardWeights(
+    miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc, const int sequenceLen,
+    const miopenTensorDescriptor_t* xDesc, const void* x, const miopenTensorDescriptor_t hxDesc,
+    const void* hx, const miopenTensorDescriptor_t* yDesc, const void* y,
+    const miopenTensorDescriptor_t dwDesc, void* dw, void* workSpace, size_t workSpaceNumBytes,
+    const void* reserveSpace, size_t reserveSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, sequenceLen, xDesc, x, hxDesc, hx, yDesc, y,
+                 dwDesc, dw, workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes);
+  return guard(config_of(handle), __func__, [&] {
+    Handle& h = deref(handle);
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    RnnBackwardBuffers b;
+    const RnnShape s = backward_setup(d, sequenceLen, xDesc, yDesc, dwDesc, hxDesc, workSpace,
+                                      workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes, b);
+    ANYDNN_CHECK_BADPARM(x != nullptr && dw != nullptr, "x and dw must not be null pointers");
+    (void)y;
+    b.x = static_cast<const float*>(x);
+    b.hx = static_cast<const float*>(hx);
+    b.dw = static_cast<float*>(dw);
+    h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_backward_weights(s, b); }));
+  });
 }

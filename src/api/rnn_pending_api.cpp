@@ -1,6 +1,7 @@
-// C API: the RNN functions still to come: backward data and weights (legacy and sequence-tensor
-// forms) and the sequence-tensor API. They return miopenStatusNotImplemented and log why; the
-// descriptor, weight-layout and forward functions are in rnn_api.cpp.
+// C API: the RNN functions still to come: the sequence-tensor API (miopenRNNForward,
+// miopenRNNBackwardSeqData, miopenRNNBackwardWeightsSeqTensor and its descriptors). They return
+// miopenStatusNotImplemented and log why; the descriptor, weight-layout and forward functions are
+// in rnn_api.cpp.
 #include <miopen/miopen.h>
 
 #include "api/not_implemented.hpp"
@@ -9,20 +10,20 @@ extern "C" miopenStatus_t miopenSetRNNDataSeqTensorDescriptor(miopenSeqTensorDes
                                                               miopenDataType_t,
                                                               miopenRNNBaseLayout_t, int, int, int,
                                                               const int*, void*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn] (backward passes and the sequence-tensor API)");
+  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn] (the sequence-tensor API)");
 }
 
 extern "C" miopenStatus_t miopenGetRNNDataSeqTensorDescriptor(miopenSeqTensorDescriptor_t,
                                                               miopenDataType_t*,
                                                               miopenRNNBaseLayout_t*, int*, int*,
                                                               int*, int, int*, void*) {
-  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn] (backward passes and the sequence-tensor API)");
+  ANYDNN_NOT_IMPLEMENTED(nullptr, "[rnn] (the sequence-tensor API)");
 }
 
 extern "C" miopenStatus_t miopenGetRNNTempSpaceSizes(miopenHandle_t handle, miopenRNNDescriptor_t,
                                                      miopenSeqTensorDescriptor_t,
                                                      miopenRNNFWDMode_t, size_t*, size_t*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (backward passes and the sequence-tensor API)");
+  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (the sequence-tensor API)");
 }
 
 extern "C" miopenStatus_t miopenRNNForward(miopenHandle_t handle, const miopenRNNDescriptor_t,
@@ -31,7 +32,7 @@ extern "C" miopenStatus_t miopenRNNForward(miopenHandle_t handle, const miopenRN
                                            void*, const miopenTensorDescriptor_t, const void*,
                                            void*, const miopenSeqTensorDescriptor_t, void*,
                                            const void*, size_t, void*, size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (backward passes and the sequence-tensor API)");
+  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (the sequence-tensor API)");
 }
 
 extern "C" miopenStatus_t miopenRNNBackwardSeqData(
@@ -39,29 +40,12 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
     const void*, const void*, const miopenTensorDescriptor_t, const void*, const void*, void*,
     const miopenTensorDescriptor_t, const void*, const void*, void*,
     const miopenSeqTensorDescriptor_t, void*, const void*, size_t, void*, size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (backward passes and the sequence-tensor API)");
+  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (the sequence-tensor API)");
 }
 
 extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
     miopenHandle_t handle, const miopenRNNDescriptor_t, const miopenSeqTensorDescriptor_t,
     const void*, const miopenTensorDescriptor_t, const void*, const miopenSeqTensorDescriptor_t,
     const void*, void*, size_t, void*, size_t, const void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (backward passes and the sequence-tensor API)");
-}
-
-extern "C" miopenStatus_t miopenRNNBackwardData(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const int, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t*, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t,
-    const void*, const miopenTensorDescriptor_t*, void*, const miopenTensorDescriptor_t, void*,
-    const miopenTensorDescriptor_t, void*, void*, size_t, void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (backward passes and the sequence-tensor API)");
-}
-
-extern "C" miopenStatus_t miopenRNNBackwardWeights(
-    miopenHandle_t handle, const miopenRNNDescriptor_t, const int, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t, const void*, const miopenTensorDescriptor_t*,
-    const void*, const miopenTensorDescriptor_t, void*, void*, size_t, const void*, size_t) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (backward passes and the sequence-tensor API)");
+  ANYDNN_NOT_IMPLEMENTED(handle, "[rnn] (the sequence-tensor API)");
 }

@@ -17,6 +17,7 @@ class ConvSolverRegistry;
 class BnSolverRegistry;
 struct RnnShape;
 struct RnnForwardBuffers;
+struct RnnBackwardBuffers;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -52,6 +53,8 @@ class Backend {
 
   // RNN forward (training and inference): every layer, direction and step of one call.
   virtual void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) = 0;
+  virtual void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) = 0;
+  virtual void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) = 0;
 
   // Dropout (docs: backend/cpu/dropout.hpp): in -> out through the mask, which is generated
   // from (seed, counter) when `generate`, else read.

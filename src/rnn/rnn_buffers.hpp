@@ -21,4 +21,25 @@ struct RnnForwardBuffers {
   float dropout = 0.0f;
 };
 
+// Buffers of the backward passes. Data: dy, dhy, dcy in; dx, dhx, dcx out (each may be null
+// but dx). Weights: dw out (overwritten). Both read the forward's reserve; backward data leaves
+// in the workspace what backward weights reads.
+struct RnnBackwardBuffers {
+  const float* x = nullptr;
+  const float* hx = nullptr;
+  const float* cx = nullptr;
+  const float* w = nullptr;
+  const float* dy = nullptr;
+  const float* dhy = nullptr;
+  const float* dcy = nullptr;
+  float* dx = nullptr;
+  float* dhx = nullptr;
+  float* dcx = nullptr;
+  float* dw = nullptr;
+  const float* store = nullptr;  // the reserve
+  const uint8_t* masks = nullptr;
+  float* work = nullptr;  // the workspace (RnnShape's backward area)
+  float dropout = 0.0f;
+};
+
 }  // namespace anydnn

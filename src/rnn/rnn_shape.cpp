@@ -1,6 +1,8 @@
 #include "rnn/rnn_shape.hpp"
 
+#include <algorithm>
 #include "core/dropout_descriptor.hpp"
+
 #include "core/errors.hpp"
 
 namespace anydnn {
@@ -44,8 +46,26 @@ size_t RnnShape::temp_offset_floats(int d) const {
   const size_t per = batch[0] * (desc->gates() + 1) * hidden();
   return (reserve_bytes() + sizeof(float) - 1) / sizeof(float) + d * per;
 }
+size_t RnnShape::dpre_offset(int l, int d) const {
+  const size_t G = desc->gates(), H = hidden();
+  const size_t per = rows * G * H + (desc->mode == miopenGRU ? rows * H : 0);
+  return temp_offset_floats(desc->dirs()) + (static_cast<size_t>(l) * desc->dirs() + d) * per;
+}
+size_t RnnShape::dhn_offset(int l, int d) const {
+  return dpre_offset(l, d) + rows * desc->gates() * hidden();
+}
+size_t RnnShape::dx_buffer_offset() const {
+  return dpre_offset(desc->layers, 0);
+}
+size_t RnnShape::dy_buffer_offset() const {
+  return dx_buffer_offset() + rows * std::max(input, out_width());
+}
+size_t RnnShape::step_offset(int d) const {
+  return dy_buffer_offset() + rows * out_width() +
+         static_cast<size_t>(d) * batch[0] * (desc->gates() + 4) * hidden();
+}
 size_t RnnShape::workspace_bytes() const {
-  return temp_offset_floats(desc->dirs()) * sizeof(float);
+  return step_offset(desc->dirs()) * sizeof(float);
 }
 
 RnnShape make_rnn_shape(const RnnDescriptor& desc, size_t input, std::vector<size_t> batch) {

@@ -36,6 +36,15 @@ struct RnnShape {
   // B_0 x G*H hidden-GEMM product and a B_0 x H state.
   size_t workspace_bytes() const;
   size_t temp_offset_floats(int d) const;  // within the workspace, after the reserve part
+  // Backward area of the workspace (floats from its start): per layer and direction the
+  // input-side pre-activation gradients (R x G*H; for GRU also the hidden-side n gradient,
+  // R x H), kept from backward data for backward weights; then R x max(I, D*H) input
+  // gradients, R x D*H output gradients and per-direction step scratch (B_0 x (G+4)*H).
+  size_t dpre_offset(int l, int d) const;
+  size_t dhn_offset(int l, int d) const;
+  size_t dx_buffer_offset() const;
+  size_t dy_buffer_offset() const;
+  size_t step_offset(int d) const;
 };
 
 // BadParm unless the sizes describe a valid call (non-increasing batches, B_0 > 0, ...).

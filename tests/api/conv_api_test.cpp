@@ -374,13 +374,11 @@ TEST(ConvApi, ImmediateMode) {
 
 TEST(ConvApi, NotYetImplementedFamiliesSayWhy) {
   Handle h;
-  expect_failure(miopenStatusNotImplemented, "miopenRNNBackwardData",
-                 "miopenRNNBackwardData is not implemented yet (planned in the [rnn]", [] {
-                   return miopenRNNBackwardData(nullptr, nullptr, 1, nullptr, nullptr, nullptr,
-                                                nullptr, nullptr, nullptr, nullptr, nullptr,
-                                                nullptr, nullptr, nullptr, nullptr, nullptr,
-                                                nullptr, nullptr, nullptr, nullptr, nullptr,
-                                                nullptr, nullptr, nullptr, 0, nullptr, 0);
+  expect_failure(miopenStatusNotImplemented, "miopenRNNForward",
+                 "miopenRNNForward is not implemented yet (planned in the [rnn]", [] {
+                   return miopenRNNForward(nullptr, nullptr, miopenRNNTraining, nullptr, nullptr,
+                                           nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                           nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr, 0);
                  });
 }
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <miopen/miopen.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -312,6 +314,121 @@ TEST(RnnApi, DropoutBetweenLayersIsReproducibleAndTrainingOnly) {
   EXPECT_LT(run(0.0f, true).second, 1e-6) << "rate 0 is the plain network";
   miopenDestroyDropoutDescriptor(dd);
 }
+
+// Backward data and weights against central differences of the double reference's loss
+// L = sum(y * gy) + sum(hy * ghy) + sum(cy * gcy), on sampled inputs, states and weights.
+class RnnGradient : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RnnGradient, MatchesFiniteDifferences) {
+  const Case& c = GetParam();
+  const unsigned seed = fresh_seed();
+  SCOPED_TRACE(seed_trace(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  const int H = 5, I = c.skip ? H : 4, D = c.bi ? 2 : 1, G = c.mode == 2 ? 4 : c.mode == 3 ? 3 : 1;
+  (void)G;
+  Handle hd;
+  Rnn r;
+  ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,
+                                   c.bi ? miopenRNNbidirection : miopenRNNunidirection,
+                                   static_cast<miopenRNNMode_t>(c.mode),
+                                   c.bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault,
+                                   miopenFloat),
+            miopenStatusSuccess);
+  const int T = static_cast<int>(c.batch.size());
+  std::vector<Tensor> xs, ys;
+  xs.reserve(T);
+  ys.reserve(T);
+  size_t rows = 0;
+  for (size_t bsz : c.batch) {
+    xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(bsz), I});
+    ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(bsz), D * H});
+    rows += bsz;
+  }
+  std::vector<miopenTensorDescriptor_t> xd, yd;
+  for (int t = 0; t < T; ++t) {
+    xd.push_back(xs[t]);
+    yd.push_back(ys[t]);
+  }
+  const int B0 = static_cast<int>(c.batch[0]);
+  Tensor hdesc(miopenFloat, {c.layers * D, B0, H});
+  Tensor w;
+  ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
+  size_t wbytes = 0, ws = 0, rs = 0;
+  miopenGetTensorNumBytes(w, &wbytes);
+  miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws);
+  miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs);
+  auto random = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& e : v)
+      e = u(rng);
+    return v;
+  };
+  const size_t state = static_cast<size_t>(c.layers) * D * B0 * H;
+  auto x = random(rows * I), hx = random(state), cx = random(state), wv = random(wbytes / 4);
+  const auto gy = random(rows * D * H), ghy = random(state), gcy = random(state);
+  const bool lstm = c.mode == 2;
+  std::vector<float> y(rows * D * H), hy(state), cy(state), dx(rows * I, NAN), dhx(state, NAN),
+      dcx(state, NAN), dw(wv.size(), NAN);
+  std::vector<uint8_t> wsb(ws), rsb(rs);
+  ASSERT_EQ(miopenRNNForwardTraining(hd, r, T, xd.data(), x.data(), hdesc, hx.data(), hdesc,
+                                     cx.data(), w, wv.data(), yd.data(), y.data(), hdesc, hy.data(),
+                                     hdesc, cy.data(), wsb.data(), ws, rsb.data(), rs),
+            miopenStatusSuccess);
+  ASSERT_EQ(miopenRNNBackwardData(hd, r, T, yd.data(), y.data(), yd.data(), gy.data(), hdesc,
+                                  ghy.data(), hdesc, gcy.data(), w, wv.data(), hdesc, hx.data(),
+                                  hdesc, cx.data(), xd.data(), dx.data(), hdesc, dhx.data(), hdesc,
+                                  dcx.data(), wsb.data(), ws, rsb.data(), rs),
+            miopenStatusSuccess);
+  ASSERT_EQ(miopenRNNBackwardWeights(hd, r, T, xd.data(), x.data(), hdesc, hx.data(), yd.data(),
+                                     y.data(), w, dw.data(), wsb.data(), ws, rsb.data(), rs),
+            miopenStatusSuccess);
+
+  const ref::RnnConfig rc{c.mode, H, c.layers, c.bi, c.skip, c.bias};
+  using V = std::vector<double>;
+  V X(x.begin(), x.end()), HX(hx.begin(), hx.end()), CX(cx.begin(), cx.end()),
+      W(wv.begin(), wv.end());
+  auto loss = [&] {
+    const auto f = ref::rnn_forward(rc, I, c.batch, X, HX, lstm ? CX : V{}, W);
+    double l = 0;
+    for (size_t i = 0; i < f.y.size(); ++i)
+      l += f.y[i] * gy[i];
+    for (size_t i = 0; i < f.hy.size(); ++i)
+      l += f.hy[i] * ghy[i] + (lstm ? f.cy[i] * gcy[i] : 0.0);
+    return l;
+  };
+  auto check = [&](V& v, const std::vector<float>& grad, const char* what) {
+    std::uniform_int_distribution<size_t> pick(0, v.size() - 1);
+    for (int k = 0; k < 12; ++k) {
+      const size_t i = pick(rng);
+      const double keep = v[i], e = 1e-5;
+      v[i] = keep + e;
+      const double up = loss();
+      v[i] = keep - e;
+      const double down = loss();
+      v[i] = keep;
+      const double num = (up - down) / (2 * e);
+      EXPECT_NEAR(grad[i], num, 1e-3 * std::max(1.0, std::abs(num))) << what << "[" << i << "]";
+    }
+  };
+  check(X, dx, "dx");
+  check(HX, dhx, "dhx");
+  if (lstm) check(CX, dcx, "dcx");
+  check(W, dw, "dw");
+}
+
+std::vector<Case> gradient_cases() {
+  std::vector<Case> v;
+  for (int mode = 0; mode < 4; ++mode) {
+    v.push_back({mode, false, false, true, 1, {3, 3, 2}, true});
+    v.push_back({mode, true, false, true, 2, {3, 2, 2, 1}, true});
+    v.push_back({mode, true, true, false, 2, {2, 2, 1}, true});
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, RnnGradient, ::testing::ValuesIn(gradient_cases()),
+                         [](const auto& info) { return name(info.param); });
 
 TEST(RnnApi, ForwardRejectsBadShapes) {
   Handle hd;

@@ -8,6 +8,7 @@
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
+#include "backend/cpu/rnn/rnn_backward.hpp"
 #include "backend/cpu/rnn/rnn_forward.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "solver/conv_registry.hpp"
@@ -52,6 +53,12 @@ class CpuBackend final : public Backend {
   }
   void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override {
     cpu::rnn_forward(shape, buffers, threads_);
+  }
+  void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
+    cpu::rnn_backward_data(shape, buffers, threads_);
+  }
+  void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
+    cpu::rnn_backward_weights(shape, buffers, threads_);
   }
   void dropout_apply(const TensorDescriptor& in_desc, const void* in,
                      const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,

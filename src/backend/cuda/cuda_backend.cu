@@ -68,6 +68,12 @@ class CudaBackend final : public Backend {
     ANYDNN_THROW(miopenStatusNotImplemented,
                  "dropout on the CUDA backend comes with the [cuda] issue");
   }
+  void rnn_backward_data(const RnnShape&, const RnnBackwardBuffers&) override {
+    ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
+  }
+  void rnn_backward_weights(const RnnShape&, const RnnBackwardBuffers&) override {
+    ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
+  }
   void synchronize() override {
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
