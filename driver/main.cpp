@@ -1,19 +1,20 @@
 // MIOpenDriver: MIOpen's benchmark and verification command line, on anydnn.
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
-//                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32 (rnn* to come)
+//                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn (rnn_seq to come)
 #include <iostream>
 #include <string>
 
 #include "bn_driver.hpp"
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"
+#include "rnn_driver.hpp"
 
 namespace {
 
 void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
-               "                 bnormfp16fp32, bnormbfp16fp32\n";
+               "                 bnormfp16fp32, bnormbfp16fp32, rnn\n";
 }
 
 }  // namespace
@@ -44,8 +45,16 @@ int main(int argc, char** argv) {
       return anydnn::driver::kExitUsage;
     }
   }
+  if (base == "rnn" || base == "rnnfp16") {
+    try {
+      return anydnn::driver::run_rnn_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
   if (!type) {
-    const bool later = base.rfind("rnn", 0) == 0;
+    const bool later = base.rfind("rnn_seq", 0) == 0;
     std::cerr << "MIOpenDriver: base '" << base << "' is "
               << (later ? "not implemented yet (see docs/api-status.md)" : "not supported")
               << std::endl;

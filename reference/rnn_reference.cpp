@@ -147,4 +147,201 @@ RnnForwardResult rnn_forward(const RnnConfig& c, size_t input, const std::vector
   return res;
 }
 
+namespace {
+
+// Everything one (layer, direction, sequence, step) computed, for backpropagation.
+struct StepRecord {
+  std::vector<double> in, hprev, cprev, px, ph, gates, c, h;
+};
+
+}  // namespace
+
+RnnBackwardResult rnn_backward(const RnnConfig& c, size_t input, const std::vector<size_t>& batch,
+                               const std::vector<double>& x, const std::vector<double>& hx,
+                               const std::vector<double>& cx, const std::vector<double>& w,
+                               const std::vector<double>& dy, const std::vector<double>& dhy,
+                               const std::vector<double>& dcy) {
+  const Layout L(c, input);
+  const size_t T = batch.size(), B0 = batch[0], H = L.H;
+  const int G = L.G, D = L.D;
+  std::vector<size_t> start(T, 0);
+  for (size_t t = 1; t < T; ++t)
+    start[t] = start[t - 1] + batch[t - 1];
+  const size_t R = start[T - 1] + batch[T - 1];
+  auto len_of = [&](size_t b) {
+    size_t n = 0;
+    while (n < T && batch[n] > b)
+      ++n;
+    return n;
+  };
+  RnnBackwardResult res;
+  res.dw.assign(w.size(), 0.0);
+  res.dhx.assign(static_cast<size_t>(c.layers) * D * B0 * H, 0.0);
+  res.dcx = res.dhx;
+  // Forward, keeping every step.
+  std::vector<std::vector<std::vector<std::vector<StepRecord>>>> rec(
+      c.layers, std::vector<std::vector<std::vector<StepRecord>>>(
+                    D, std::vector<std::vector<StepRecord>>(B0)));
+  std::vector<double> in = x;
+  size_t width = input;
+  for (int l = 0; l < c.layers; ++l) {
+    std::vector<double> out(R * D * H, 0.0);
+    for (int d = 0; d < D; ++d) {
+      const size_t st = static_cast<size_t>(l) * D + d;
+      for (size_t b = 0; b < B0; ++b) {
+        const size_t len = len_of(b);
+        std::vector<double> h(H), cs(H);
+        for (size_t j = 0; j < H; ++j) {
+          h[j] = hx.empty() ? 0.0 : hx[(st * B0 + b) * H + j];
+          cs[j] = cx.empty() ? 0.0 : cx[(st * B0 + b) * H + j];
+        }
+        for (size_t k = 0; k < len; ++k) {
+          const size_t t = d == 0 ? k : len - 1 - k;
+          StepRecord sr;
+          sr.in.assign(&in[(start[t] + b) * width], &in[(start[t] + b) * width] + width);
+          sr.hprev = h;
+          sr.cprev = cs;
+          sr.px.assign(G * H, 0.0);
+          sr.ph.assign(G * H, 0.0);
+          for (int g = 0; g < G; ++g)
+            for (size_t j = 0; j < H; ++j) {
+              double a = 0, e = 0;
+              if (l == 0 && c.skip_input) {
+                a = sr.in[j];
+              } else {
+                const size_t cols = L.in(l), m = L.matrix(l, d, 0, g) + j * cols;
+                for (size_t i = 0; i < cols; ++i)
+                  a += w[m + i] * sr.in[i];
+              }
+              const size_t mh = L.matrix(l, d, 1, g) + j * H;
+              for (size_t i = 0; i < H; ++i)
+                e += w[mh + i] * h[i];
+              if (c.bias) {
+                a += w[L.bias(l, d, 0, g) + j];
+                e += w[L.bias(l, d, 1, g) + j];
+              }
+              sr.px[g * H + j] = a;
+              sr.ph[g * H + j] = e;
+            }
+          sr.gates.assign(G * H, 0.0);
+          for (size_t j = 0; j < H; ++j) {
+            if (c.mode <= 1) {
+              h[j] = act(c.mode, sr.px[j] + sr.ph[j]);
+            } else if (c.mode == 2) {
+              const double i = sig(sr.px[j] + sr.ph[j]), f = sig(sr.px[H + j] + sr.ph[H + j]),
+                           o = sig(sr.px[2 * H + j] + sr.ph[2 * H + j]),
+                           gg = std::tanh(sr.px[3 * H + j] + sr.ph[3 * H + j]);
+              cs[j] = f * cs[j] + i * gg;
+              h[j] = o * std::tanh(cs[j]);
+              sr.gates[j] = i;
+              sr.gates[H + j] = f;
+              sr.gates[2 * H + j] = o;
+              sr.gates[3 * H + j] = gg;
+            } else {
+              const double z = sig(sr.px[j] + sr.ph[j]), r = sig(sr.px[H + j] + sr.ph[H + j]);
+              const double n = std::tanh(sr.px[2 * H + j] + r * sr.ph[2 * H + j]);
+              h[j] = (1 - z) * n + z * sr.hprev[j];
+              sr.gates[j] = z;
+              sr.gates[H + j] = r;
+              sr.gates[2 * H + j] = n;
+            }
+          }
+          sr.c = cs;
+          sr.h = h;
+          for (size_t j = 0; j < H; ++j)
+            out[(start[t] + b) * D * H + d * H + j] = h[j];
+          rec[l][d][b].push_back(std::move(sr));
+        }
+      }
+    }
+    in = out;
+    width = static_cast<size_t>(D) * H;
+  }
+  // Backward, from the top layer.
+  std::vector<double> dout = dy;  // gradient w.r.t. the current layer's output rows
+  for (int l = c.layers - 1; l >= 0; --l) {
+    const size_t in_w = l == 0 ? input : static_cast<size_t>(D) * H;
+    std::vector<double> din(R * in_w, 0.0);
+    for (int d = 0; d < D; ++d) {
+      const size_t st = static_cast<size_t>(l) * D + d;
+      for (size_t b = 0; b < B0; ++b) {
+        const size_t len = len_of(b);
+        std::vector<double> dh(H), dc(H);
+        for (size_t j = 0; j < H; ++j) {
+          dh[j] = dhy.empty() ? 0.0 : dhy[(st * B0 + b) * H + j];
+          dc[j] = dcy.empty() ? 0.0 : dcy[(st * B0 + b) * H + j];
+        }
+        for (size_t k = len; k-- > 0;) {
+          const size_t t = d == 0 ? k : len - 1 - k;
+          const StepRecord& sr = rec[l][d][b][k];
+          for (size_t j = 0; j < H; ++j)
+            dh[j] += dout[(start[t] + b) * D * H + d * H + j];
+          std::vector<double> dpx(G * H), dph(G * H), dhp(H, 0.0), dcp(H, 0.0);
+          for (size_t j = 0; j < H; ++j) {
+            if (c.mode <= 1) {
+              const double pre = sr.px[j] + sr.ph[j];
+              const double g = c.mode == 0 ? (pre > 0 ? 1.0 : 0.0) : 1 - sr.h[j] * sr.h[j];
+              dpx[j] = dph[j] = dh[j] * g;
+            } else if (c.mode == 2) {
+              const double i = sr.gates[j], f = sr.gates[H + j], o = sr.gates[2 * H + j],
+                           gg = sr.gates[3 * H + j], tc = std::tanh(sr.c[j]);
+              const double dct = dc[j] + dh[j] * o * (1 - tc * tc);
+              dpx[j] = dct * gg * i * (1 - i);
+              dpx[H + j] = dct * sr.cprev[j] * f * (1 - f);
+              dpx[2 * H + j] = dh[j] * tc * o * (1 - o);
+              dpx[3 * H + j] = dct * i * (1 - gg * gg);
+              dcp[j] = dct * f;
+              for (int g = 0; g < 4; ++g)
+                dph[g * H + j] = dpx[g * H + j];
+            } else {
+              const double z = sr.gates[j], r = sr.gates[H + j], n = sr.gates[2 * H + j];
+              const double dn = dh[j] * (1 - z), dz = dh[j] * (sr.hprev[j] - n);
+              const double da = dn * (1 - n * n);
+              dpx[j] = dph[j] = dz * z * (1 - z);
+              dpx[H + j] = dph[H + j] = da * sr.ph[2 * H + j] * r * (1 - r);
+              dpx[2 * H + j] = da;
+              dph[2 * H + j] = da * r;
+              dhp[j] += dh[j] * z;
+            }
+          }
+          // Weights, biases, input and previous state.
+          for (int g = 0; g < G; ++g)
+            for (size_t j = 0; j < H; ++j) {
+              const double gx = dpx[g * H + j], gh = dph[g * H + j];
+              if (l == 0 && c.skip_input) {
+                din[(start[t] + b) * in_w + j] += gx;
+              } else {
+                const size_t cols = L.in(l), m = L.matrix(l, d, 0, g) + j * cols;
+                for (size_t i = 0; i < cols; ++i) {
+                  res.dw[m + i] += gx * sr.in[i];
+                  din[(start[t] + b) * in_w + i] += gx * w[m + i];
+                }
+              }
+              const size_t mh = L.matrix(l, d, 1, g) + j * H;
+              for (size_t i = 0; i < H; ++i) {
+                res.dw[mh + i] += gh * sr.hprev[i];
+                dhp[i] += gh * w[mh + i];
+              }
+              if (c.bias) {
+                res.dw[L.bias(l, d, 0, g) + j] += gx;
+                res.dw[L.bias(l, d, 1, g) + j] += gh;
+              }
+            }
+          dh = dhp;
+          dc = dcp;
+        }
+        for (size_t j = 0; j < H; ++j) {
+          res.dhx[(st * B0 + b) * H + j] = dh[j];
+          res.dcx[(st * B0 + b) * H + j] = c.mode == 2 ? dc[j] : 0.0;
+        }
+      }
+    }
+    if (l == 0)
+      res.dx = din;
+    else
+      dout = din;
+  }
+  return res;
+}
+
 }  // namespace anydnn::ref

@@ -27,4 +27,16 @@ RnnForwardResult rnn_forward(const RnnConfig& c, size_t input, const std::vector
                              const std::vector<double>& x, const std::vector<double>& hx,
                              const std::vector<double>& cx, const std::vector<double>& w);
 
+struct RnnBackwardResult {
+  std::vector<double> dx, dhx, dcx, dw;
+};
+
+// Gradients of L = sum(y*dy) + sum(hy*dhy) + sum(cy*dcy) by backpropagation through time in
+// double (dhy / dcy may be empty: zeros). dw has the packed weight layout.
+RnnBackwardResult rnn_backward(const RnnConfig& c, size_t input, const std::vector<size_t>& batch,
+                               const std::vector<double>& x, const std::vector<double>& hx,
+                               const std::vector<double>& cx, const std::vector<double>& w,
+                               const std::vector<double>& dy, const std::vector<double>& dhy,
+                               const std::vector<double>& dcy);
+
 }  // namespace anydnn::ref

@@ -3,7 +3,9 @@
 // data and weights. The sequence-tensor API: rnn_pending_api.cpp.
 #include <miopen/miopen.h>
 
+#include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 #include "api/api_guard.hpp"
@@ -53,6 +55,39 @@ RnnShape shape_of(const RnnDescriptor& d, int seq_len, const miopenTensorDescrip
     batch.push_back(x.lens()[0]);
   }
   return make_rnn_shape(d, input, std::move(batch));
+}
+
+// "Command [LogCmdRNN] ./bin/MIOpenDriver rnn -n ... -F <1|2|4> -t 1 -w 1 ..." (MIOpen's
+// format; also echoed to stdout, as MIOpen does). Our driver accepts every flag it prints.
+void log_rnn_command(const Config& cfg, const RnnDescriptor& d, const RnnShape& s, int forw,
+                     bool inference) {
+  if (!cfg.log_driver_commands) return;
+  std::ostringstream o;
+  o << (d.type == miopenHalf ? "rnnfp16" : "rnn") << " -n ";
+  bool same = true;
+  for (size_t b : s.batch)
+    same = same && b == s.batch[0];
+  if (same) {
+    o << s.batch[0];
+  } else {
+    for (size_t t = 0; t < s.batch.size(); ++t)
+      o << (t ? "," : "") << s.batch[t];
+  }
+  const char* modes[] = {"relu", "tanh", "lstm", "gru"};
+  o << " -W " << s.input << " -H " << d.hidden << " -l " << d.layers << " -b "
+    << (d.with_bias() ? 1 : 0) << " -m " << modes[d.mode] << " -p " << (d.skip() ? 1 : 0) << " -r "
+    << (d.dirs() == 2 ? 1 : 0) << " -q " << (d.padding == miopenRNNIOWithPadding ? 1 : 0) << " -k "
+    << s.steps();
+  if (forw == 1) o << " -c " << (inference ? 1 : 0);
+  o << " -F " << forw << " -t 1 -w 1";
+  if (d.dropout != nullptr) {
+    const DropoutDescriptor& dd = deref(d.dropout, "dropoutDesc");
+    o << " -U 1 -P " << dd.dropout << " -L " << (dd.seed & 0xffffffffull) << " -M "
+      << (dd.seed >> 32);
+  }
+  log_driver_command(cfg, "LogCmdRNN", o.str());
+  std::printf("./bin/MIOpenDriver %s\n", o.str().c_str());
+  std::fflush(stdout);
 }
 
 void check_weights(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescriptor_t wDesc,
@@ -120,6 +155,7 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
       ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= s.reserve_bytes(),
                            "reserveSpaceNumBytes = " << reserve_bytes << " is below the "
                                                      << s.reserve_bytes() << " bytes needed");
+    log_rnn_command(cfg, d, s, 1, !training);
     RnnForwardBuffers b;
     b.x = static_cast<const float*>(x);
     b.hx = static_cast<const float*>(hx);
@@ -608,6 +644,7 @@ extern "C" miopenStatus_t miopenRNNBackwardData(
     ANYDNN_CHECK_BADPARM(dy != nullptr && dx != nullptr && w != nullptr,
                          "dy, dx and w must not be null pointers");
     (void)y;  // the reserve holds everything the gradients need
+    log_rnn_command(h.config(), d, s, 2, false);
     b.w = static_cast<const float*>(w);
     b.hx = static_cast<const float*>(hx);
     b.cx = d.mode == miopenLSTM ? static_cast<const float*>(cx) : nullptr;
@@ -637,6 +674,7 @@ extern "C" miopenStatus_t miopenRNNBackwardWeights(
                                       workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes, b);
     ANYDNN_CHECK_BADPARM(x != nullptr && dw != nullptr, "x and dw must not be null pointers");
     (void)y;
+    log_rnn_command(h.config(), d, s, 4, false);
     b.x = static_cast<const float*>(x);
     b.hx = static_cast<const float*>(hx);
     b.dw = static_cast<float*>(dw);

@@ -411,6 +411,14 @@ TEST_P(RnnGradient, MatchesFiniteDifferences) {
       EXPECT_NEAR(grad[i], num, 1e-3 * std::max(1.0, std::abs(num))) << what << "[" << i << "]";
     }
   };
+  // The double BPTT reference (the driver's -V oracle) agrees on every element.
+  const auto rb =
+      ref::rnn_backward(rc, I, c.batch, X, HX, lstm ? CX : V{}, W, V(gy.begin(), gy.end()),
+                        V(ghy.begin(), ghy.end()), lstm ? V(gcy.begin(), gcy.end()) : V{});
+  EXPECT_LT(ref::rms_range(rb.dx, V(dx.begin(), dx.end())), 1e-5) << "dx vs reference";
+  EXPECT_LT(ref::rms_range(rb.dhx, V(dhx.begin(), dhx.end())), 1e-5) << "dhx vs reference";
+  if (lstm) EXPECT_LT(ref::rms_range(rb.dcx, V(dcx.begin(), dcx.end())), 1e-5) << "dcx";
+  EXPECT_LT(ref::rms_range(rb.dw, V(dw.begin(), dw.end())), 1e-5) << "dw vs reference";
   check(X, dx, "dx");
   check(HX, dhx, "dhx");
   if (lstm) check(CX, dcx, "dcx");

@@ -9,6 +9,9 @@
 #pragma once
 
 #include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
@@ -80,6 +83,45 @@ inline driver::BnSpec scale_bn_for_ci(driver::BnSpec s) {
     s.lens[big] = (s.lens[big] + 1) / 2;
   }
   return s;
+}
+
+// RNN cases ("rnn -n .. -k .. -W .. -H .. ..."): mode, layers, directions, bias, input mode
+// and dropout stay; hidden and input sizes are capped at 32 (equal in skip mode), the sequence
+// at 6 steps and every step's batch at 8 (the list keeps its non-increasing shape).
+inline std::string scale_rnn_for_ci(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> w;
+  for (std::string t; in >> t;)
+    w.push_back(t);
+  auto value = [&](const std::string& flag) -> std::string* {
+    for (size_t i = 0; i + 1 < w.size(); ++i)
+      if (w[i] == flag) return &w[i + 1];
+    return nullptr;
+  };
+  const bool skip = value("-p") && *value("-p") == "1";
+  int h = 32;
+  if (auto* v = value("-H")) {
+    h = std::min(std::stoi(*v), 32);
+    *v = std::to_string(h);
+  }
+  if (auto* v = value("-W")) *v = std::to_string(skip ? h : std::min(std::stoi(*v), 32));
+  int k = 1;
+  if (auto* v = value("-k")) {
+    k = std::min(std::stoi(*v), 6);
+    *v = std::to_string(k);
+  }
+  if (auto* v = value("-n")) {
+    std::istringstream ss(*v);
+    std::string out;
+    int count = 0;
+    for (std::string item; std::getline(ss, item, ',') && count < k; ++count)
+      out += (count ? "," : "") + std::to_string(std::min(std::stoi(item), 8));
+    *v = out;
+  }
+  std::string r;
+  for (const auto& t : w)
+    r += (r.empty() ? "" : " ") + t;
+  return r;
 }
 
 }  // namespace anydnn::test

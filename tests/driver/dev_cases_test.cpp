@@ -86,6 +86,34 @@ INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevBnCases,
                            return name;
                          });
 
+// Every RNN case (tests/problems/miopen_dev_cases_rnn.txt) in every direction its -F names,
+// verified by the driver against the double reference (forward and backpropagation through
+// time); with dropout the run must succeed and say that verification was skipped.
+class MIOpenDevRnnCases : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MIOpenDevRnnCases, Verifies) {
+  const std::string scaled = scale_rnn_for_ci(GetParam());
+  const std::string cmd = std::string(ANYDNN_DRIVER_PATH) + " " + scaled + " -V 1 -i 1";
+  const ProcessResult r = run(cmd);
+  SCOPED_TRACE("case:    " + GetParam() + "\nran:     " + cmd + "\noutput:\n" + r.output);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(count(r.output, "FAILED"), 0);
+  const bool dropout = scaled.find("-U 1") != std::string::npos;
+  if (dropout)
+    EXPECT_GE(count(r.output, "verification skipped"), 1);
+  else
+    EXPECT_GE(count(r.output, "Verifies on CPU and GPU"), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevRnnCases,
+                         ::testing::ValuesIn(load_problem_lines("miopen_dev_cases_rnn.txt")),
+                         [](const auto& info) {
+                           std::string name = "L" + std::to_string(info.index) + "_";
+                           for (char c : info.param)
+                             name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
 // The scaling rule itself: only N and spatial sizes change, and the work ends within budget
 // unless every axis is at its minimum.
 TEST(CaseScaling, KeepsEverythingButBatchAndSpatialSizes) {

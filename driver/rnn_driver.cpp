@@ -1,0 +1,307 @@
+#include "rnn_driver.hpp"
+
+#include <miopen/anydnn.h>
+#include <miopen/miopen.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "conv_driver.hpp"  // exit codes
+#include "input_flags.hpp"
+#include "rnn_reference.hpp"
+#include "verify.hpp"
+
+namespace anydnn::driver {
+
+namespace {
+
+constexpr double kTolerance = 1e-6;  // MIOpen's rms tolerance for fp32 RNNs
+
+void add_rnn_flags(InputFlags& f) {
+  using T = InputFlags::Type;
+  f.add("forw", 'F', "0", "1 forward, 2 backward data, 4 backward weights (0: all)");
+  f.add("num_layer", 'l', "1", "Number of hidden stacks");
+  f.add("seq_len", 'k', "1", "Number of time steps");
+  f.add("bidirection", 'r', "0", "Unidirectional (0) or bidirectional (1)");
+  f.add("batchsize", 'n', "4", "Batch size, or one per time step (non-increasing): 4,4,2",
+        T::String);
+  f.add("hid_h", 'H', "32", "Hidden size");
+  f.add("in_h", 'W', "32", "Input size");
+  f.add("iter", 'i', "1", "Iterations");
+  f.add("verify", 'V', "1", "Verify against the CPU reference (1)");
+  f.add("time", 't', "0", "Time each call (1; MIOpen's logged lines carry it)");
+  f.add("wall", 'w', "0", "Wall-clock time (1, 2, 3)");
+  f.add("dump_output", 'o', "0", "Dump outputs (unused)");
+  f.add("bias", 'b', "0", "Use biases (1)");
+  f.add("mode", 'm', "tanh", "relu, tanh, lstm or gru", T::String);
+  f.add("inputmode", 'p', "0", "Linear (0) or skip (1) input");
+  f.add("use_padding", 'q', "0", "Padded sequences (1: not supported)");
+  f.add("rnnalgo", 'a', "0", "RNN algorithm (0 default, 1 fundamental)");
+  f.add("fwdtype", 'c', "0", "Forward training (0) or inference (1)");
+  f.add("datatype", 'f', "1", "Data type (1 float)");
+  f.add("use_dropout", 'U', "0", "Dropout between layers (1)");
+  f.add("dropout", 'P', "0.0", "Dropout rate", T::String);
+  f.add("seed_low", 'L', "0", "Dropout seed, low 32 bits");
+  f.add("seed_high", 'M', "0", "Dropout seed, high 32 bits");
+}
+
+bool check(const char* what, const std::vector<double>& want, const std::vector<float>& got) {
+  const double err = ref::rms_range(want, std::vector<double>(got.begin(), got.end()));
+  if (!(err <= kTolerance)) {
+    std::cout << what << " FAILED: " << err << std::endl;
+    return false;
+  }
+  std::cout << what << " Verifies on CPU and GPU (" << err << ")" << std::endl;
+  return true;
+}
+
+struct Owned {
+  miopenHandle_t h = nullptr;
+  miopenRNNDescriptor_t rnn = nullptr;
+  miopenDropoutDescriptor_t drop = nullptr;
+  std::vector<miopenTensorDescriptor_t> tensors;
+  ~Owned() {
+    for (auto t : tensors)
+      miopenDestroyTensorDescriptor(t);
+    if (rnn) miopenDestroyRNNDescriptor(rnn);
+    if (drop) miopenDestroyDropoutDescriptor(drop);
+    if (h) miopenDestroy(h);
+  }
+  miopenTensorDescriptor_t tensor(std::vector<int> lens) {
+    miopenTensorDescriptor_t t;
+    miopenCreateTensorDescriptor(&t);
+    miopenSetTensorDescriptor(t, miopenFloat, static_cast<int>(lens.size()), lens.data(), nullptr);
+    tensors.push_back(t);
+    return t;
+  }
+};
+
+}  // namespace
+
+int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
+  InputFlags flags;
+  add_rnn_flags(flags);
+  auto fail = [&](const std::string& why) {
+    std::cerr << "MIOpenDriver " << base << ": " << why << std::endl;
+    return kExitUsage;
+  };
+  if (const auto err = flags.parse(argc, argv, 2)) return fail(*err);
+  if (flags.help_requested()) {
+    flags.print_usage(std::cout, base);
+    return 0;
+  }
+  if (base != "rnn") return fail("fp16 RNN kernels are not implemented yet (use rnn)");
+  const std::string mode_s = flags.get_str("mode");
+  const int mode = mode_s == "relu"   ? 0
+                   : mode_s == "tanh" ? 1
+                   : mode_s == "lstm" ? 2
+                   : mode_s == "gru"  ? 3
+                                      : -1;
+  if (mode < 0) return fail("-m must be relu, tanh, lstm or gru");
+  const int T = flags.get_int("seq_len"), L = flags.get_int("num_layer");
+  const int H = flags.get_int("hid_h"), I = flags.get_int("in_h");
+  const int forw = flags.get_int("forw"), iters = flags.get_int("iter");
+  if (T < 1 || L < 1 || H < 1 || I < 1 || iters < 1) return fail("sizes must be positive");
+  if (flags.get_int("use_padding") != 0) return fail("-q 1 (padded sequences) is not supported");
+  std::vector<size_t> batch;
+  {
+    std::stringstream ss(flags.get_str("batchsize"));
+    for (std::string item; std::getline(ss, item, ',');) {
+      char* end = nullptr;
+      const long v = std::strtol(item.c_str(), &end, 10);
+      if (*end != '\0' || v < 0) return fail("-n must be a batch size or a comma list of them");
+      batch.push_back(static_cast<size_t>(v));
+    }
+    if (batch.empty() || static_cast<int>(batch.size()) > T)
+      return fail("-n lists more batch sizes than -k time steps");
+    while (static_cast<int>(batch.size()) < T)
+      batch.push_back(batch.back());
+  }
+  const bool bi = flags.get_int("bidirection") != 0, skip = flags.get_int("inputmode") != 0;
+  const bool bias = flags.get_int("bias") != 0, inference = flags.get_int("fwdtype") != 0;
+  const bool dropout = flags.get_int("use_dropout") != 0;
+  const bool timing = flags.get_int("time") != 0 || flags.get_int("wall") != 0;
+  const int D = bi ? 2 : 1;
+  const bool run_fwd = forw == 0 || (forw & 1), run_bwd = forw == 0 || (forw & 2),
+             run_wrw = forw == 0 || (forw & 4);
+
+  unsigned seed = 12345678;
+  if (const char* sd = std::getenv("MIOPEN_DEBUG_DRIVER_PRNG_SEED"))
+    seed = static_cast<unsigned>(std::strtoul(sd, nullptr, 10));
+  std::cout << "PRNG seed: " << seed << std::endl;
+  std::mt19937 rng(seed);
+
+  Owned o;
+  if (miopenCreate(&o.h) != miopenStatusSuccess) return miopenStatusNotInitialized;
+  if (timing) miopenEnableProfiling(o.h, true);
+  miopenCreateRNNDescriptor(&o.rnn);
+  std::vector<uint8_t> states;
+  miopenStatus_t rc;
+  if (dropout) {
+    miopenCreateDropoutDescriptor(&o.drop);
+    size_t n = 0;
+    miopenDropoutGetStatesSize(o.h, &n);
+    states.resize(n);
+    const unsigned long long dseed =
+        (static_cast<unsigned long long>(flags.get_int("seed_high")) << 32) |
+        static_cast<unsigned>(flags.get_int("seed_low"));
+    rc = miopenSetDropoutDescriptor(o.drop, o.h, std::stof(flags.get_str("dropout")), states.data(),
+                                    n, dseed, false, false, MIOPEN_RNG_PSEUDO_XORWOW);
+    if (rc != miopenStatusSuccess) return rc;
+    rc = miopenSetRNNDescriptor_V2(
+        o.rnn, H, L, o.drop, skip ? miopenRNNskip : miopenRNNlinear,
+        bi ? miopenRNNbidirection : miopenRNNunidirection, static_cast<miopenRNNMode_t>(mode),
+        bias ? miopenRNNwithBias : miopenRNNNoBias,
+        static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), miopenFloat);
+  } else {
+    rc = miopenSetRNNDescriptor(
+        o.rnn, H, L, skip ? miopenRNNskip : miopenRNNlinear,
+        bi ? miopenRNNbidirection : miopenRNNunidirection, static_cast<miopenRNNMode_t>(mode),
+        bias ? miopenRNNwithBias : miopenRNNNoBias,
+        static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), miopenFloat);
+  }
+  if (rc != miopenStatusSuccess) return rc;
+  std::vector<miopenTensorDescriptor_t> xd, yd;
+  size_t rows = 0;
+  for (size_t b : batch) {
+    xd.push_back(o.tensor({static_cast<int>(b), I}));
+    yd.push_back(o.tensor({static_cast<int>(b), D * H}));
+    rows += b;
+  }
+  const int B0 = static_cast<int>(batch[0]);
+  const auto hdesc = o.tensor({L * D, B0, H});
+  miopenTensorDescriptor_t wdesc;
+  miopenCreateTensorDescriptor(&wdesc);
+  o.tensors.push_back(wdesc);
+  size_t wbytes = 0, ws = 0, rs = 0;
+  if ((rc = miopenGetRNNParamsDescriptor(o.h, o.rnn, xd[0], wdesc, miopenFloat)) ||
+      (rc = miopenGetTensorNumBytes(wdesc, &wbytes)) ||
+      (rc = miopenGetRNNWorkspaceSize(o.h, o.rnn, T, xd.data(), &ws)) ||
+      (rc = miopenGetRNNTrainingReserveSize(o.h, o.rnn, T, xd.data(), &rs))) {
+    std::cout << "Error setting up the RNN, status = " << rc << std::endl;
+    return rc;
+  }
+  std::uniform_real_distribution<float> data(-1.0f, 1.0f), weights(-0.1f, 0.1f);
+  auto random = [&](size_t n, std::uniform_real_distribution<float>& dist) {
+    std::vector<float> v(n);
+    for (auto& e : v)
+      e = dist(rng);
+    return v;
+  };
+  const size_t state = static_cast<size_t>(L) * D * B0 * H;
+  const auto x = random(rows * I, data), hx = random(state, data), cx = random(state, data);
+  const auto w = random(wbytes / 4, weights);
+  const auto dy = random(rows * D * H, data), dhy = random(state, data), dcy = random(state, data);
+  std::vector<float> y(rows * D * H, NAN), hy(state, NAN), cy(state, NAN), dx(rows * I, NAN),
+      dhx(state, NAN), dcx(state, NAN), dw(w.size(), NAN);
+  std::vector<uint8_t> wsb(ws), rsb(rs);
+
+  auto timed = [&](const char* label, auto&& call) -> miopenStatus_t {
+    double kernel = 0, wall = 0;
+    for (int i = 0; i < iters; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const miopenStatus_t r = call();
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r != miopenStatusSuccess) return r;
+      float kt = 0;
+      miopenGetKernelTime(o.h, &kt);
+      if (timing) {
+        if (i == 0) std::cout << label << " time results:" << std::endl;
+        std::printf("launch#%d, host_time= %f ms, gpu_time= %f ms\n", i, ms, kt);
+      }
+      kernel += kt;
+      wall += ms;
+    }
+    if (timing) {
+      std::printf("GPU Kernel Time Elapsed: %f ms\n", kernel / iters);
+      std::printf("Wall-clock Time Elapsed: %f ms\n", wall / iters);
+    }
+    return miopenStatusSuccess;
+  };
+  auto forward = [&](bool infer) {
+    return infer ? miopenRNNForwardInference(o.h, o.rnn, T, xd.data(), x.data(), hdesc, hx.data(),
+                                             hdesc, cx.data(), wdesc, w.data(), yd.data(), y.data(),
+                                             hdesc, hy.data(), hdesc, cy.data(), wsb.data(), ws)
+                 : miopenRNNForwardTraining(o.h, o.rnn, T, xd.data(), x.data(), hdesc, hx.data(),
+                                            hdesc, cx.data(), wdesc, w.data(), yd.data(), y.data(),
+                                            hdesc, hy.data(), hdesc, cy.data(), wsb.data(), ws,
+                                            rsb.data(), rs);
+  };
+  const bool verify = flags.get_int("verify") != 0;
+  const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+  using V = std::vector<double>;
+  const V X(x.begin(), x.end()), HX(hx.begin(), hx.end()), CX(cx.begin(), cx.end()),
+      W(w.begin(), w.end());
+  const bool lstm = mode == 2;
+  bool ok = true;
+  const bool dropped = dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f;
+  if (run_fwd) {
+    rc = timed("Forward RNN", [&] { return forward(inference); });
+    if (rc != miopenStatusSuccess) {
+      std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
+      return rc;
+    }
+    if (verify && dropped && !inference) {
+      std::cout << "Forward RNN verification skipped: the reference does not model dropout masks"
+                << std::endl;
+    } else if (verify) {
+      const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W);
+      ok = check("Forward RNN", f.y, y) && ok;
+      ok = check("final hidden", f.hy, hy) && ok;
+      if (lstm) ok = check("final cell", f.cy, cy) && ok;
+    }
+  }
+  if (run_bwd || run_wrw) {
+    // The backward passes need the training forward's reserve.
+    if (!run_fwd || inference) {
+      rc = forward(false);
+      if (rc != miopenStatusSuccess) return rc;
+    }
+    if (run_bwd || run_wrw) {
+      rc = timed("Backward Data RNN", [&] {
+        return miopenRNNBackwardData(o.h, o.rnn, T, yd.data(), y.data(), yd.data(), dy.data(),
+                                     hdesc, dhy.data(), hdesc, dcy.data(), wdesc, w.data(), hdesc,
+                                     hx.data(), hdesc, cx.data(), xd.data(), dx.data(), hdesc,
+                                     dhx.data(), hdesc, dcx.data(), wsb.data(), ws, rsb.data(), rs);
+      });
+      if (rc != miopenStatusSuccess) {
+        std::printf("RunBackwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
+        return rc;
+      }
+    }
+    if (run_wrw) {
+      rc = timed("Backward Weights RNN", [&] {
+        return miopenRNNBackwardWeights(o.h, o.rnn, T, xd.data(), x.data(), hdesc, hx.data(),
+                                        yd.data(), y.data(), wdesc, dw.data(), wsb.data(), ws,
+                                        rsb.data(), rs);
+      });
+      if (rc != miopenStatusSuccess) {
+        std::printf("RunBackwardWeightsGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
+        return rc;
+      }
+    }
+    if (verify && dropped) {
+      std::cout << "Backward RNN verification skipped: the reference does not model dropout masks"
+                << std::endl;
+    } else if (verify) {
+      const auto b =
+          ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, V(dy.begin(), dy.end()),
+                            V(dhy.begin(), dhy.end()), lstm ? V(dcy.begin(), dcy.end()) : V{});
+      if (run_bwd) {
+        ok = check("Backward RNN Data", b.dx, dx) && ok;
+        ok = check("initial hidden state", b.dhx, dhx) && ok;
+        if (lstm) ok = check("inital cell state", b.dcx, dcx) && ok;  // MIOpen's spelling
+      }
+      if (run_wrw) ok = check("Backward RNN Weights", b.dw, dw) && ok;
+    }
+  }
+  return ok ? 0 : kExitVerifyFailed;
+}
+
+}  // namespace anydnn::driver

@@ -1,0 +1,13 @@
+// MIOpenDriver rnn: MIOpen's flags and output lines (shared/reference/miopen.md §c), run through
+// the public C API and verified against the double reference (forward, and backpropagation
+// through time for backward data and weights). `-t` is accepted (MIOpen's own LogCmdRNN prints
+// it although its driver dropped it), so every logged line replays.
+#pragma once
+
+#include <string>
+
+namespace anydnn::driver {
+
+int run_rnn_driver(const std::string& base, int argc, const char* const* argv);
+
+}  // namespace anydnn::driver
