@@ -64,8 +64,17 @@ size_t RnnShape::step_offset(int d) const {
   return dy_buffer_offset() + rows * out_width() +
          static_cast<size_t>(d) * batch[0] * (desc->gates() + 4) * hidden();
 }
+size_t RnnShape::packed_floats() const {
+  // K x (N + 64) for both step GEMMs (K = H, N = G*H forward; K = G*H, N = H backward).
+  const size_t H = hidden(), GH = desc->gates() * H;
+  return std::max(H * (GH + 64), GH * (H + 64)) + 16;
+}
+size_t RnnShape::packed_offset(int d) const {
+  const size_t start = (step_offset(desc->dirs()) + 15) / 16 * 16;  // 64-byte aligned
+  return start + static_cast<size_t>(d) * (packed_floats() + 16) / 16 * 16;
+}
 size_t RnnShape::workspace_bytes() const {
-  return step_offset(desc->dirs()) * sizeof(float);
+  return (packed_offset(desc->dirs()) + 16) * sizeof(float);
 }
 
 RnnShape make_rnn_shape(const RnnDescriptor& desc, size_t input, std::vector<size_t> batch) {

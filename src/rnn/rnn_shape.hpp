@@ -45,6 +45,9 @@ struct RnnShape {
   size_t dx_buffer_offset() const;
   size_t dy_buffer_offset() const;
   size_t step_offset(int d) const;
+  // Per direction, room for the step GEMM's packed weights (64-byte aligned).
+  size_t packed_offset(int d) const;
+  size_t packed_floats() const;
 };
 
 // BadParm unless the sizes describe a valid call (non-increasing batches, B_0 > 0, ...).

@@ -26,7 +26,8 @@ class CpuBackend final : public Backend {
                    std::to_string(config.num_threads) + "t"),
         conv_solvers_(cpu::make_conv_registry()),
         bn_solvers_(cpu::make_bn_registry()),
-        threads_(config.num_threads) {}
+        threads_(config.num_threads),
+        isa_(config.cpu_isa) {}
 
   BackendKind kind() const override { return BackendKind::Cpu; }
   std::string device_id() const override { return device_id_; }
@@ -52,10 +53,10 @@ class CpuBackend final : public Backend {
     cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
   }
   void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override {
-    cpu::rnn_forward(shape, buffers, threads_);
+    cpu::rnn_forward(shape, buffers, isa_, threads_);
   }
   void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
-    cpu::rnn_backward_data(shape, buffers, threads_);
+    cpu::rnn_backward_data(shape, buffers, isa_, threads_);
   }
   void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
     cpu::rnn_backward_weights(shape, buffers, threads_);
@@ -82,6 +83,7 @@ class CpuBackend final : public Backend {
   BnSolverRegistry bn_solvers_;
   void* stream_ = nullptr;
   int threads_ = 1;
+  CpuIsa isa_ = CpuIsa::Generic;
 };
 
 }  // namespace

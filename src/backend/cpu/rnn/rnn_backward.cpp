@@ -1,5 +1,8 @@
 #include "backend/cpu/rnn/rnn_backward.hpp"
 
+#include "backend/cpu/rnn/rnn_gemm.hpp"
+#include "backend/cpu/rnn/rnn_math.hpp"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -55,7 +58,7 @@ void gather_state(const RnnShape& s, int d, size_t t, const float* src, size_t l
 
 }  // namespace
 
-void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, int threads) {
+void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, CpuIsa isa, int threads) {
   const RnnDescriptor& d = *s.desc;
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
@@ -81,6 +84,8 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, int threa
       float* hprev = dph + B0 * GH;
       float* cprev = hprev + B0 * H;
       const float* wh = b.w + d.block_offset(l, dir, 1, s.input);
+      const PackedGemmB whp(isa, wh, static_cast<long>(H), static_cast<int>(GH),
+                            static_cast<int>(H), false, b.work + s.packed_offset(dir));
       const size_t st = static_cast<size_t>(l) * D + dir;
       const float* hx = b.hx ? b.hx + st * B0 * H : nullptr;
       const float* cx = b.cx ? b.cx + st * B0 * H : nullptr;
@@ -107,7 +112,7 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, int threa
             const float dh = dY[r * ldo + dir * H + j] + dhs[j];
             if (lstm) {
               const float i = g[j], f = g[H + j], o = g[2 * H + j], gg = g[3 * H + j];
-              const float tc = std::tanh(cell[r * H + j]);
+              const float tc = fast_tanh(cell[r * H + j]);
               const float dc = dc_state[bi * H + j] + dh * o * (1.0f - tc * tc);
               gx[j] = dc * gg * i * (1.0f - i);
               gx[H + j] = dc * cprev[bi * H + j] * f * (1.0f - f);
@@ -135,7 +140,8 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, int threa
           if (gru) std::memcpy(gh + 2 * H, dhn + r * H, H * sizeof(float));
         }
         // State gradient: dh_prev (+)= dpre_hidden * W_h.
-        gemm(false, false, Bt, H, GH, dph, GH, wh, H, 1.0f, dh_state, H);
+        whp.multiply(dph, static_cast<long>(GH), static_cast<int>(Bt), dh_state,
+                     static_cast<long>(H), true, threads);
         // Rows whose state came from hx / cx end their chain here.
         for (size_t bi = ps.rows; bi < Bt; ++bi) {
           if (b.dhx) std::memcpy(b.dhx + (st * B0 + bi) * H, dh_state + bi * H, H * sizeof(float));

@@ -5,16 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
+#include "backend/cpu/rnn/rnn_gemm.hpp"
+#include "backend/cpu/rnn/rnn_math.hpp"
 #include "core/dropout_descriptor.hpp"
 
 namespace anydnn::cpu {
 
 namespace {
-
-inline float sigmoid(float v) {
-  return 1.0f / (1.0f + std::exp(-v));
-}
 
 // C (m x n, ldc) = A (m x k, lda) * B^T where B is n x k row-major (ldb), plus beta * C.
 void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
@@ -27,7 +26,7 @@ void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const flo
 
 }  // namespace
 
-void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, int threads) {
+void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, CpuIsa isa, int threads) {
   const RnnDescriptor& d = *s.desc;
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
@@ -50,12 +49,18 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, int threads) {
                 GH);
       }
       const float* wh = b.w + d.block_offset(l, dir, 1, s.input);
+      // W_h^T packed once, reused by every step's hidden GEMM.
+      const PackedGemmB whp(isa, wh, static_cast<long>(H), static_cast<int>(H),
+                            static_cast<int>(GH), true,
+                            b.temp + (s.packed_offset(dir) - s.temp_offset_floats(0)));
       const float* bx = d.with_bias() ? b.w + d.bias_block_offset(l, dir, 0, s.input) : nullptr;
       const float* bh = d.with_bias() ? b.w + d.bias_block_offset(l, dir, 1, s.input) : nullptr;
       float* hid = b.temp + (s.temp_offset_floats(dir) - s.temp_offset_floats(0));
       float* hprev = hid + B0 * GH;  // B_0 x H, the state entering the step
       float* cell = lstm ? b.store + s.cell_offset(l, dir) : nullptr;
       float* hn = gru ? b.store + s.hn_offset(l, dir) : nullptr;
+      const std::vector<float> zero_state(H, 0.0f);
+      const float* zeros = zero_state.data();
       const size_t state = static_cast<size_t>(l) * D + dir;
       const float* hx = b.hx ? b.hx + state * B0 * H : nullptr;
       const float* cx = b.cx ? b.cx + state * B0 * H : nullptr;
@@ -76,7 +81,8 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, int threads) {
             std::memset(hprev + bi * H, 0, H * sizeof(float));
         }
         // Hidden projection (with the hidden bias): hid = h_prev * W_h^T + b_h.
-        gemm_nt(Bt, GH, H, hprev, H, wh, H, 0.0f, hid, GH);
+        whp.multiply(hprev, static_cast<long>(H), static_cast<int>(Bt), hid, static_cast<long>(GH),
+                     false, threads);
         const long n = static_cast<long>(Bt);
 #pragma omp parallel for num_threads(threads) if (Bt * GH > 16384)
         for (long bi = 0; bi < n; ++bi) {
@@ -91,20 +97,20 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, int threads) {
             for (size_t j = 0; j < GH; ++j)
               hp[j] += bh[j];
           if (lstm) {
-            const float* cprev_row = nullptr;
+            const float* cprev_row = zeros;
             if (bi < static_cast<long>(from_prev))
               cprev_row = cell + (pr0 + bi) * H;
             else if (cx)
               cprev_row = cx + bi * H;
             float* c = cell + (r0 + bi) * H;
+#pragma omp simd
             for (size_t j = 0; j < H; ++j) {
-              const float i = sigmoid(g[j] + hp[j]);
-              const float f = sigmoid(g[H + j] + hp[H + j]);
-              const float o = sigmoid(g[2 * H + j] + hp[2 * H + j]);
-              const float gg = std::tanh(g[3 * H + j] + hp[3 * H + j]);
-              const float cp = cprev_row ? cprev_row[j] : 0.0f;
-              c[j] = f * cp + i * gg;
-              h[j] = o * std::tanh(c[j]);
+              const float i = fast_sigmoid(g[j] + hp[j]);
+              const float f = fast_sigmoid(g[H + j] + hp[H + j]);
+              const float o = fast_sigmoid(g[2 * H + j] + hp[2 * H + j]);
+              const float gg = fast_tanh(g[3 * H + j] + hp[3 * H + j]);
+              c[j] = f * cprev_row[j] + i * gg;
+              h[j] = o * fast_tanh(c[j]);
               g[j] = i;
               g[H + j] = f;
               g[2 * H + j] = o;
@@ -114,22 +120,31 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, int threads) {
             // n = tanh(W_n x + b_xn + r * (U_n h + b_hn)): the reset gate after the hidden
             // product and its bias.
             float* hnr = hn + (r0 + bi) * H;
+#pragma omp simd
             for (size_t j = 0; j < H; ++j) {
-              const float z = sigmoid(g[j] + hp[j]);
-              const float r = sigmoid(g[H + j] + hp[H + j]);
+              const float z = fast_sigmoid(g[j] + hp[j]);
+              const float r = fast_sigmoid(g[H + j] + hp[H + j]);
               const float hnv = hp[2 * H + j];
-              const float nn = std::tanh(g[2 * H + j] + r * hnv);
+              const float nn = fast_tanh(g[2 * H + j] + r * hnv);
               hnr[j] = hnv;
               h[j] = (1.0f - z) * nn + z * hprv[j];
               g[j] = z;
               g[H + j] = r;
               g[2 * H + j] = nn;
             }
-          } else {
+          } else if (d.mode == miopenRNNRELU) {
+#pragma omp simd
             for (size_t j = 0; j < H; ++j) {
               const float p = g[j] + hp[j];
               g[j] = p;  // the pre-activation, for backward
-              h[j] = d.mode == miopenRNNRELU ? std::max(p, 0.0f) : std::tanh(p);
+              h[j] = p > 0.0f ? p : 0.0f;
+            }
+          } else {
+#pragma omp simd
+            for (size_t j = 0; j < H; ++j) {
+              const float p = g[j] + hp[j];
+              g[j] = p;
+              h[j] = fast_tanh(p);
             }
           }
         }

@@ -1,0 +1,70 @@
+#include "backend/cpu/rnn/rnn_gemm.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace anydnn::cpu {
+
+namespace {
+
+constexpr int kMaxKc = 512;  // K block: an A tile row block and a B panel block stay in L1/L2
+
+}  // namespace
+
+PackedGemmB::PackedGemmB(CpuIsa isa, const float* src, long ld, int K, int N, bool transposed,
+                         float* storage)
+    : tile_(gemm_tiles(isa).shapes[0]),
+      K_(K),
+      N_(N),
+      panels_((N + tile_.nr - 1) / tile_.nr),
+      kc_(std::min(K, kMaxKc)),
+      data_(
+          reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(storage) + 63) & ~uintptr_t{63})) {
+  const int nr = tile_.nr;
+  // Panel p, k block kb: rows k of nr floats, row k at ((p * K) + k) * nr; zero beyond N.
+#pragma omp parallel for
+  for (int p = 0; p < panels_; ++p) {
+    float* dst = data_ + static_cast<size_t>(p) * K * nr;
+    const int j0 = p * nr, width = std::min(nr, N - j0);
+    if (transposed) {
+      // Read W's rows contiguously; the writes stride through this panel only.
+      for (int jj = 0; jj < nr; ++jj) {
+        const float* w = jj < width ? src + static_cast<size_t>(j0 + jj) * ld : nullptr;
+        for (int k = 0; k < K; ++k)
+          dst[static_cast<size_t>(k) * nr + jj] = w ? w[k] : 0.0f;
+      }
+    } else {
+      for (int k = 0; k < K; ++k) {
+        float* row = dst + static_cast<size_t>(k) * nr;
+        for (int jj = 0; jj < width; ++jj)
+          row[jj] = src[static_cast<size_t>(k) * ld + j0 + jj];
+        for (int jj = width; jj < nr; ++jj)
+          row[jj] = 0.0f;
+      }
+    }
+  }
+}
+
+void PackedGemmB::multiply(const float* a, long lda, int M, float* c, long ldc, bool accumulate,
+                           int threads) const {
+  if (M <= 0 || N_ <= 0) return;
+  const int nr = tile_.nr, mr = tile_.mr;
+  const int row_blocks = (M + mr - 1) / mr;
+  const long work = static_cast<long>(panels_) * row_blocks;
+#pragma omp parallel for schedule(static) num_threads(threads) if (work > 1)
+  for (long w = 0; w < work; ++w) {
+    const int p = static_cast<int>(w / row_blocks), rb = static_cast<int>(w % row_blocks);
+    const int i0 = rb * mr, m = std::min(mr, M - i0);
+    const int j0 = p * nr, n = std::min(nr, N_ - j0);
+    const float* panel = data_ + static_cast<size_t>(p) * K_ * nr;
+    for (int k0 = 0; k0 < K_; k0 += kc_) {
+      const int kc = std::min(kc_, K_ - k0);
+      tile_.fn(kc, a + i0 * lda + k0, lda, panel + static_cast<size_t>(k0) * nr, c + i0 * ldc + j0,
+               ldc, m, n, accumulate || k0 > 0);
+    }
+  }
+}
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,32 @@
+// The per-step GEMMs of an RNN, C (M x N) = A (M x K) * B, with a small M (the batch) and a B
+// (the hidden weights) that every step of a call reuses: B is packed once into the register
+// tiles' column panels (kernels/gemm_tile.hpp) and each step streams A through them. OpenBLAS
+// repacks B on every call and reaches ~45% of its large-GEMM rate at M = 32 (measured with
+// bench/rnn_vs_onednn); the packed panels avoid both.
+#pragma once
+
+#include <cstddef>
+
+#include "backend/cpu/kernels/gemm_tile.hpp"
+
+namespace anydnn::cpu {
+
+class PackedGemmB {
+ public:
+  // B(k, j) = src[j * ld + k] when `transposed` (B = W^T for a row-major W of N x K), else
+  // src[k * ld + j].
+  // The panels go to `storage` (at least storage_floats(K, N) floats, any alignment: the start
+  // is rounded up to 64 bytes): the caller's workspace, so that a call allocates nothing.
+  PackedGemmB(CpuIsa isa, const float* src, long ld, int K, int N, bool transposed, float* storage);
+  static size_t storage_floats(int K, int N) { return static_cast<size_t>(K) * (N + 64) + 16; }
+  // C = A * B (or C += A * B), A(i, k) = a[i * lda + k], C(i, j) = c[i * ldc + j].
+  void multiply(const float* a, long lda, int M, float* c, long ldc, bool accumulate,
+                int threads) const;
+
+ private:
+  GemmTileShape tile_;
+  int K_, N_, panels_, kc_;
+  float* data_;
+};
+
+}  // namespace anydnn::cpu
