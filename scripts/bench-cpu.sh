@@ -3,8 +3,9 @@
 # bench/conv_vs_onednn, runs ResNet-50 v1.5 at N=4 and the DeepBench training set, writes CSV
 # files and a PNG plot into bench-results/ (or $OUT_DIR). Run it on an otherwise idle machine.
 #
-#   scripts/bench-cpu.sh [resnet50|deepbench|bn|all] [extra arguments for the benchmark]
-# (bn: batch normalization, bench/bn_vs_onednn on bench/shapes/bnorm.txt, NCHW then NHWC.)
+#   scripts/bench-cpu.sh [resnet50|deepbench|bn|rnn|all] [extra arguments for the benchmark]
+# (bn: batch normalization, bench/bn_vs_onednn on bench/shapes/bnorm.txt, NCHW then NHWC;
+#  rnn: bench/rnn_vs_onednn on the DeepBench RNN training set; neither is part of "all".)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 which=${1:-all}
@@ -15,7 +16,7 @@ mkdir -p "$out"
 onednn=$("$root/scripts/get-onednn.sh")
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYDNN_ONEDNN_ROOT="$onednn" \
   > /dev/null
-ninja -C "$build" conv_vs_onednn bn_vs_onednn > /dev/null
+ninja -C "$build" conv_vs_onednn bn_vs_onednn rnn_vs_onednn > /dev/null
 bench="$build/bin/conv_vs_onednn"
 csvs=()
 if [ "$which" = all ] || [ "$which" = resnet50 ]; then
@@ -30,7 +31,11 @@ if [ "$which" = all ] || [ "$which" = deepbench ]; then
     tee "$out/deepbench.txt"
   csvs+=("$out/deepbench.csv")
 fi
-if [ "$which" = all ] || [ "$which" = bn ]; then
+if [ "$which" = rnn ]; then
+  "$build/bin/rnn_vs_onednn" --csv "$out/rnn.csv" "$@" | tee "$out/rnn.txt"
+  exit 0
+fi
+if [ "$which" = bn ]; then
   "$build/bin/bn_vs_onednn" --csv "$out/bn_nchw.csv" "$@" | tee "$out/bn_nchw.txt"
   "$build/bin/bn_vs_onednn" --layout NHWC --csv "$out/bn_nhwc.csv" "$@" | tee "$out/bn_nhwc.txt"
   [ "$which" = bn ] && exit 0

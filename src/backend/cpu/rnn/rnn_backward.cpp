@@ -1,7 +1,6 @@
 #include "backend/cpu/rnn/rnn_backward.hpp"
 
 #include "backend/cpu/rnn/rnn_gemm.hpp"
-#include "backend/cpu/rnn/rnn_math.hpp"
 
 #include <cblas.h>
 
@@ -112,7 +111,7 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, CpuIsa is
             const float dh = dY[r * ldo + dir * H + j] + dhs[j];
             if (lstm) {
               const float i = g[j], f = g[H + j], o = g[2 * H + j], gg = g[3 * H + j];
-              const float tc = fast_tanh(cell[r * H + j]);
+              const float tc = std::tanh(cell[r * H + j]);
               const float dc = dc_state[bi * H + j] + dh * o * (1.0f - tc * tc);
               gx[j] = dc * gg * i * (1.0f - i);
               gx[H + j] = dc * cprev[bi * H + j] * f * (1.0f - f);

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/cpu/kernels/rnn_gates.hpp"
 #include "backend/cpu/rnn/rnn_gemm.hpp"
-#include "backend/cpu/rnn/rnn_math.hpp"
 #include "core/dropout_descriptor.hpp"
 
 namespace anydnn::cpu {
@@ -31,6 +31,7 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, CpuIsa isa, int 
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
   const bool lstm = d.mode == miopenLSTM, gru = d.mode == miopenGRU;
+  const RnnGateOps& gate_ops = rnn_gate_ops(isa);
   const float* input = b.x;
   size_t in_ld = s.input;
   for (int l = 0; l < d.layers; ++l) {
@@ -102,50 +103,13 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, CpuIsa isa, int 
               cprev_row = cell + (pr0 + bi) * H;
             else if (cx)
               cprev_row = cx + bi * H;
-            float* c = cell + (r0 + bi) * H;
-#pragma omp simd
-            for (size_t j = 0; j < H; ++j) {
-              const float i = fast_sigmoid(g[j] + hp[j]);
-              const float f = fast_sigmoid(g[H + j] + hp[H + j]);
-              const float o = fast_sigmoid(g[2 * H + j] + hp[2 * H + j]);
-              const float gg = fast_tanh(g[3 * H + j] + hp[3 * H + j]);
-              c[j] = f * cprev_row[j] + i * gg;
-              h[j] = o * fast_tanh(c[j]);
-              g[j] = i;
-              g[H + j] = f;
-              g[2 * H + j] = o;
-              g[3 * H + j] = gg;
-            }
+            gate_ops.lstm(g, hp, cprev_row, cell + (r0 + bi) * H, h, static_cast<long>(H));
           } else if (gru) {
             // n = tanh(W_n x + b_xn + r * (U_n h + b_hn)): the reset gate after the hidden
             // product and its bias.
-            float* hnr = hn + (r0 + bi) * H;
-#pragma omp simd
-            for (size_t j = 0; j < H; ++j) {
-              const float z = fast_sigmoid(g[j] + hp[j]);
-              const float r = fast_sigmoid(g[H + j] + hp[H + j]);
-              const float hnv = hp[2 * H + j];
-              const float nn = fast_tanh(g[2 * H + j] + r * hnv);
-              hnr[j] = hnv;
-              h[j] = (1.0f - z) * nn + z * hprv[j];
-              g[j] = z;
-              g[H + j] = r;
-              g[2 * H + j] = nn;
-            }
-          } else if (d.mode == miopenRNNRELU) {
-#pragma omp simd
-            for (size_t j = 0; j < H; ++j) {
-              const float p = g[j] + hp[j];
-              g[j] = p;  // the pre-activation, for backward
-              h[j] = p > 0.0f ? p : 0.0f;
-            }
+            gate_ops.gru(g, hp, hprv, hn + (r0 + bi) * H, h, static_cast<long>(H));
           } else {
-#pragma omp simd
-            for (size_t j = 0; j < H; ++j) {
-              const float p = g[j] + hp[j];
-              g[j] = p;
-              h[j] = fast_tanh(p);
-            }
+            gate_ops.vanilla(g, hp, h, static_cast<long>(H), d.mode == miopenRNNRELU);
           }
         }
       }
