@@ -22,6 +22,8 @@ namespace {
 
 constexpr double kTolerance = 1e-6;  // MIOpen's rms tolerance for fp32 RNNs
 
+}  // namespace
+
 void add_rnn_flags(InputFlags& f) {
   using T = InputFlags::Type;
   f.add("forw", 'F', "0", "1 forward, 2 backward data, 4 backward weights (0: all)");
@@ -49,6 +51,8 @@ void add_rnn_flags(InputFlags& f) {
   f.add("seed_low", 'L', "0", "Dropout seed, low 32 bits");
   f.add("seed_high", 'M', "0", "Dropout seed, high 32 bits");
 }
+
+namespace {
 
 bool check(const char* what, const std::vector<double>& want, const std::vector<float>& got) {
   const double err = ref::rms_range(want, std::vector<double>(got.begin(), got.end()));
@@ -84,6 +88,7 @@ struct Owned {
 }  // namespace
 
 int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
+  if (base == "rnn_seq") return run_rnn_seq_driver(argc, argv);
   InputFlags flags;
   add_rnn_flags(flags);
   auto fail = [&](const std::string& why) {

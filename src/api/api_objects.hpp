@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/handle.hpp"
 #include "core/rnn_descriptor.hpp"
+#include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 
 namespace anydnn::api {
@@ -23,6 +24,7 @@ enum class ObjectTag : uint32_t {
   Convolution = 0x414e4331u,
   Rnn = 0x414e5231u,
   Dropout = 0x414e4431u,
+  SeqTensor = 0x414e5331u,
 };
 
 struct HandleObject : miopenHandle {
@@ -56,6 +58,12 @@ struct DropoutObject : miopenDropoutDescriptor {
   DropoutDescriptor desc;
 };
 
+struct SeqTensorObject : miopenSeqTensorDescriptor {
+  ~SeqTensorObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::SeqTensor;
+  SeqTensorDescriptor desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -80,6 +88,10 @@ inline RnnDescriptor& deref(miopenRNNDescriptor_t r, const char* name = "rnnDesc
 }
 inline DropoutDescriptor& deref(miopenDropoutDescriptor_t d, const char* name = "dropoutDesc") {
   return deref_object<DropoutObject, ObjectTag::Dropout>(d, name).desc;
+}
+
+inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {
+  return deref_object<SeqTensorObject, ObjectTag::SeqTensor>(d, name).desc;
 }
 
 // A descriptor that must have been set (a compute call's argument).

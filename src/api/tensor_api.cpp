@@ -221,18 +221,6 @@ extern "C" miopenStatus_t miopenGetTensorNumBytes(miopenTensorDescriptor_t tenso
   });
 }
 
-extern "C" miopenStatus_t miopenCreateSeqTensorDescriptor(miopenSeqTensorDescriptor_t* tensorDesc) {
-  const Config& cfg = process_config();
-  ANYDNN_LOG_API(cfg, tensorDesc);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[rnn]"); });
-}
-
-extern "C" miopenStatus_t miopenDestroySeqTensorDescriptor(miopenSeqTensorDescriptor_t tensorDesc) {
-  const Config& cfg = process_config();
-  ANYDNN_LOG_API(cfg, tensorDesc);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "[rnn]"); });
-}
-
 extern "C" miopenStatus_t miopenOpTensor(miopenHandle_t handle, miopenTensorOp_t tensorOp,
                                          const void* alpha1, const miopenTensorDescriptor_t aDesc,
                                          const void* A, const void* alpha2,

@@ -374,12 +374,11 @@ TEST(ConvApi, ImmediateMode) {
 
 TEST(ConvApi, NotYetImplementedFamiliesSayWhy) {
   Handle h;
-  expect_failure(miopenStatusNotImplemented, "miopenRNNForward",
-                 "miopenRNNForward is not implemented yet (planned in the [rnn]", [] {
-                   return miopenRNNForward(nullptr, nullptr, miopenRNNTraining, nullptr, nullptr,
-                                           nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                           nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr, 0);
-                 });
+  Tensor x(miopenFloat, {1, 2, 3, 4});
+  float v = 1.0f;
+  expect_failure(miopenStatusNotImplemented, "miopenSetTensor",
+                 "miopenSetTensor is not implemented",
+                 [&] { return miopenSetTensor(h, x, nullptr, &v); });
 }
 
 }  // namespace

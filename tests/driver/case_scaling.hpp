@@ -87,7 +87,8 @@ inline driver::BnSpec scale_bn_for_ci(driver::BnSpec s) {
 
 // RNN cases ("rnn -n .. -k .. -W .. -H .. ..."): mode, layers, directions, bias, input mode
 // and dropout stay; hidden and input sizes are capped at 32 (equal in skip mode), the sequence
-// at 6 steps and every step's batch at 8 (the list keeps its non-increasing shape).
+// at 6 steps and every step's batch at 8 (the list keeps its non-increasing shape); rnn_seq's
+// per-sequence lengths (-K) at the new sequence length.
 inline std::string scale_rnn_for_ci(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> w;
@@ -116,6 +117,13 @@ inline std::string scale_rnn_for_ci(const std::string& line) {
     int count = 0;
     for (std::string item; std::getline(ss, item, ',') && count < k; ++count)
       out += (count ? "," : "") + std::to_string(std::min(std::stoi(item), 8));
+    *v = out;
+  }
+  if (auto* v = value("-K")) {  // rnn_seq: per-sequence lengths, capped at the new -k
+    std::istringstream ss(*v);
+    std::string out;
+    for (std::string item; std::getline(ss, item, ',');)
+      out += (out.empty() ? "" : ",") + std::to_string(std::min(std::stoi(item), k));
     *v = out;
   }
   std::string r;

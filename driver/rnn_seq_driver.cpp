@@ -1,0 +1,241 @@
+// MIOpenDriver rnn_seq: the RNN sequence API with per-sequence lengths (-K) in one of the three
+// layouts (-I), verified against the double references run on the equivalent length-sorted
+// packed batch.
+#include <miopen/miopen.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "conv_driver.hpp"  // exit codes
+#include "input_flags.hpp"
+#include "rnn_driver.hpp"
+#include "rnn_reference.hpp"
+#include "verify.hpp"
+
+namespace anydnn::driver {
+
+namespace {
+
+bool check(const char* what, const std::vector<double>& want, const std::vector<double>& got) {
+  const double err = ref::rms_range(want, got);
+  if (!(err <= 1e-6)) {
+    std::cout << what << " FAILED: " << err << std::endl;
+    return false;
+  }
+  std::cout << what << " Verifies on CPU and GPU (" << err << ")" << std::endl;
+  return true;
+}
+
+}  // namespace
+
+int run_rnn_seq_driver(int argc, const char* const* argv) {
+  InputFlags flags;
+  add_rnn_flags(flags);
+  flags.add("io_layout", 'I', "1", "1 seq-major packed, 2 seq-major padded, 3 batch-major padded");
+  flags.add("seq_len_array", 'K', "", "Per-sequence lengths (default: all -k)",
+            InputFlags::Type::String);
+  auto fail = [](const std::string& why) {
+    std::cerr << "MIOpenDriver rnn_seq: " << why << std::endl;
+    return kExitUsage;
+  };
+  if (const auto err = flags.parse(argc, argv, 2)) return fail(*err);
+  if (flags.help_requested()) {
+    flags.print_usage(std::cout, "rnn_seq");
+    return 0;
+  }
+  const std::string ms = flags.get_str("mode");
+  const int mode = ms == "relu" ? 0 : ms == "tanh" ? 1 : ms == "lstm" ? 2 : ms == "gru" ? 3 : -1;
+  if (mode < 0) return fail("-m must be relu, tanh, lstm or gru");
+  const int maxT = flags.get_int("seq_len"), L = flags.get_int("num_layer"),
+            H = flags.get_int("hid_h"), I = flags.get_int("in_h"), forw = flags.get_int("forw");
+  const int B = std::atoi(flags.get_str("batchsize").c_str());
+  const int io = flags.get_int("io_layout");
+  if (maxT < 1 || L < 1 || H < 1 || I < 1 || B < 1) return fail("sizes must be positive");
+  if (io < 1 || io > 3) return fail("-I must be 1, 2 or 3");
+  std::vector<int> lens;
+  {
+    std::stringstream ss(flags.get_str("seq_len_array"));
+    for (std::string item; std::getline(ss, item, ',');)
+      lens.push_back(std::atoi(item.c_str()));
+    if (lens.empty()) lens.assign(B, maxT);
+    if (static_cast<int>(lens.size()) != B) return fail("-K needs one length per sequence (-n)");
+  }
+  const bool bi = flags.get_int("bidirection") != 0, skip = flags.get_int("inputmode") != 0,
+             bias = flags.get_int("bias") != 0, inference = flags.get_int("fwdtype") != 0,
+             dropout = flags.get_int("use_dropout") != 0;
+  const int D = bi ? 2 : 1;
+  const auto layout = static_cast<miopenRNNBaseLayout_t>(io);
+  std::cout << "PRNG seed: 12345678" << std::endl;
+  std::mt19937 rng(12345678);
+
+  miopenHandle_t h;
+  miopenCreate(&h);
+  miopenRNNDescriptor_t r;
+  miopenCreateRNNDescriptor(&r);
+  miopenDropoutDescriptor_t dd = nullptr;
+  std::vector<uint8_t> states;
+  miopenStatus_t rc;
+  if (dropout) {
+    miopenCreateDropoutDescriptor(&dd);
+    size_t n = 0;
+    miopenDropoutGetStatesSize(h, &n);
+    states.resize(n);
+    miopenSetDropoutDescriptor(dd, h, std::stof(flags.get_str("dropout")), states.data(), n,
+                               static_cast<unsigned>(flags.get_int("seed_low")), false, false,
+                               MIOPEN_RNG_PSEUDO_XORWOW);
+    rc = miopenSetRNNDescriptor_V2(
+        r, H, L, dd, skip ? miopenRNNskip : miopenRNNlinear,
+        bi ? miopenRNNbidirection : miopenRNNunidirection, static_cast<miopenRNNMode_t>(mode),
+        bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault, miopenFloat);
+  } else {
+    rc = miopenSetRNNDescriptor(
+        r, H, L, skip ? miopenRNNskip : miopenRNNlinear,
+        bi ? miopenRNNbidirection : miopenRNNunidirection, static_cast<miopenRNNMode_t>(mode),
+        bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault, miopenFloat);
+  }
+  miopenSeqTensorDescriptor_t sx, sy;
+  miopenCreateSeqTensorDescriptor(&sx);
+  miopenCreateSeqTensorDescriptor(&sy);
+  if (rc == miopenStatusSuccess)
+    rc = miopenSetRNNDataSeqTensorDescriptor(sx, miopenFloat, layout, maxT, B, I, lens.data(),
+                                             nullptr);
+  if (rc == miopenStatusSuccess)
+    rc = miopenSetRNNDataSeqTensorDescriptor(sy, miopenFloat, layout, maxT, B, D * H, lens.data(),
+                                             nullptr);
+  miopenTensorDescriptor_t hd, xt, w;
+  miopenCreateTensorDescriptor(&hd);
+  miopenCreateTensorDescriptor(&xt);
+  miopenCreateTensorDescriptor(&w);
+  int hl[3] = {L * D, B, H}, xl[2] = {B, I};
+  miopenSetTensorDescriptor(hd, miopenFloat, 3, hl, nullptr);
+  miopenSetTensorDescriptor(xt, miopenFloat, 2, xl, nullptr);
+  size_t wb = 0, ws = 0, rs = 0;
+  if (rc == miopenStatusSuccess) rc = miopenGetRNNParamsDescriptor(h, r, xt, w, miopenFloat);
+  if (rc == miopenStatusSuccess) rc = miopenGetTensorNumBytes(w, &wb);
+  if (rc == miopenStatusSuccess)
+    rc = miopenGetRNNTempSpaceSizes(h, r, sx, miopenRNNTraining, &ws, &rs);
+  if (rc != miopenStatusSuccess) {
+    std::cout << "Error setting up the RNN, status = " << rc << std::endl;
+    return rc;
+  }
+  // The layouts' element offsets and the length-sorted packed view of the references.
+  std::vector<int> order(B);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return lens[a] > lens[b]; });
+  std::vector<size_t> batch, start;
+  size_t rows = 0;
+  for (int t = 0; t < lens[order[0]]; ++t) {
+    start.push_back(rows);
+    batch.push_back(std::count_if(lens.begin(), lens.end(), [&](int l) { return l > t; }));
+    rows += batch.back();
+  }
+  auto offset = [&](int b, int t, int vec) -> size_t {
+    if (layout == miopenRNNDataSeqMajorPadded) return (static_cast<size_t>(t) * B + b) * vec;
+    if (layout == miopenRNNDataBatchMajorPadded) return (static_cast<size_t>(b) * maxT + t) * vec;
+    const int rank = static_cast<int>(std::find(order.begin(), order.end(), b) - order.begin());
+    return (start[t] + rank) * vec;
+  };
+  const size_t nx = layout == miopenRNNDataSeqMajorNotPadded ? rows : static_cast<size_t>(B) * maxT;
+  std::uniform_real_distribution<float> data(-1.0f, 1.0f), weights(-0.1f, 0.1f);
+  auto rnd = [&](size_t n, std::uniform_real_distribution<float>& d) {
+    std::vector<float> v(n);
+    for (auto& e : v)
+      e = d(rng);
+    return v;
+  };
+  const size_t state = static_cast<size_t>(L) * D * B * H;
+  const auto x = rnd(nx * I, data), hx = rnd(state, data), cx = rnd(state, data),
+             wv = rnd(wb / 4, weights), dy = rnd(nx * D * H, data), dhy = rnd(state, data),
+             dcy = rnd(state, data);
+  std::vector<float> y(nx * D * H), hy(state), cy(state), dx(nx * I), dhx(state), dcx(state),
+      dw(wv.size());
+  std::vector<uint8_t> wsb(ws), rsb(rs);
+  const bool run_fwd = forw == 0 || (forw & 1), run_bwd = forw == 0 || (forw & 2),
+             run_wrw = forw == 0 || (forw & 4);
+  auto forward = [&](bool infer) {
+    return miopenRNNForward(h, r, infer ? miopenRNNInference : miopenRNNTraining, sx, x.data(), hd,
+                            hx.data(), hy.data(), hd, cx.data(), cy.data(), sy, y.data(), wv.data(),
+                            wb, wsb.data(), ws, rsb.data(), rs);
+  };
+  if (run_fwd && (rc = forward(inference)) != miopenStatusSuccess) {
+    std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
+    return rc;
+  }
+  if ((run_bwd || run_wrw) && (!run_fwd || inference) && (rc = forward(false))) return rc;
+  if (run_bwd || run_wrw) {
+    rc = miopenRNNBackwardSeqData(h, r, sy, y.data(), dy.data(), hd, hx.data(), dhy.data(),
+                                  dhx.data(), hd, cx.data(), dcy.data(), dcx.data(), sx, dx.data(),
+                                  wv.data(), wb, wsb.data(), ws, rsb.data(), rs);
+    if (rc == miopenStatusSuccess && run_wrw)
+      rc = miopenRNNBackwardWeightsSeqTensor(h, r, sx, x.data(), hd, hx.data(), sy, y.data(),
+                                             dw.data(), wb, wsb.data(), ws, rsb.data(), rs);
+    if (rc != miopenStatusSuccess) {
+      std::printf("RunBackwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
+      return rc;
+    }
+  }
+  bool ok = true;
+  if (flags.get_int("verify") != 0) {
+    if (dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f) {
+      std::cout << "RNN verification skipped: the reference does not model dropout masks"
+                << std::endl;
+    } else {
+      using V = std::vector<double>;
+      // Packed, sorted copies for the references, and the results mapped the same way.
+      auto pack = [&](const std::vector<float>& s, int vec) {
+        V o(rows * vec);
+        for (size_t t = 0; t < batch.size(); ++t)
+          for (size_t i = 0; i < batch[t]; ++i)
+            for (int j = 0; j < vec; ++j)
+              o[(start[t] + i) * vec + j] = s[offset(order[i], static_cast<int>(t), vec) + j];
+        return o;
+      };
+      auto sort_state = [&](const std::vector<float>& s) {
+        V o(state);
+        for (int st = 0; st < L * D; ++st)
+          for (int i = 0; i < B; ++i)
+            for (int j = 0; j < H; ++j)
+              o[(st * B + i) * H + j] = s[(st * B + order[i]) * H + j];
+        return o;
+      };
+      const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+      const bool lstm = mode == 2;
+      const V X = pack(x, I), W(wv.begin(), wv.end()), HX = sort_state(hx), CX = sort_state(cx);
+      // The references need all B sequences to be non-empty (MIOpen's packed batch).
+      if (run_fwd) {
+        const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W);
+        ok = check("Forward RNN", f.y, pack(y, D * H)) && ok;
+        ok = check("final hidden", f.hy, sort_state(hy)) && ok;
+        if (lstm) ok = check("final cell", f.cy, sort_state(cy)) && ok;
+      }
+      if (run_bwd || run_wrw) {
+        const auto b =
+            ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, pack(dy, D * H),
+                              sort_state(dhy), lstm ? sort_state(dcy) : V{});
+        if (run_bwd) {
+          ok = check("Backward RNN Data", b.dx, pack(dx, I)) && ok;
+          ok = check("initial hidden state", b.dhx, sort_state(dhx)) && ok;
+          if (lstm) ok = check("inital cell state", b.dcx, sort_state(dcx)) && ok;
+        }
+        if (run_wrw) ok = check("Backward RNN Weights", b.dw, V(dw.begin(), dw.end())) && ok;
+      }
+    }
+  }
+  miopenDestroySeqTensorDescriptor(sx);
+  miopenDestroySeqTensorDescriptor(sy);
+  miopenDestroyTensorDescriptor(hd);
+  miopenDestroyTensorDescriptor(xt);
+  miopenDestroyTensorDescriptor(w);
+  miopenDestroyRNNDescriptor(r);
+  if (dd) miopenDestroyDropoutDescriptor(dd);
+  miopenDestroy(h);
+  return ok ? 0 : kExitVerifyFailed;
+}
+
+}  // namespace anydnn::driver

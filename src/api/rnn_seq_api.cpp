@@ -1,0 +1,390 @@
+// C API: the RNN sequence API (sequence tensor descriptors, miopenRNNForward,
+// miopenRNNBackwardSeqData, miopenRNNBackwardWeightsSeqTensor). Sequences may come in any order
+// and layout; each call gathers them into the packed, length-sorted rows the legacy kernels run
+// on (in a staging area after the legacy workspace), runs the same backend passes, and scatters
+// the results back (padding positions get the padding marker, else 0).
+#include <miopen/miopen.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "api/api_guard.hpp"
+#include "api/api_log.hpp"
+#include "api/api_objects.hpp"
+#include "backend/backend.hpp"
+#include "rnn/rnn_buffers.hpp"
+#include "rnn/rnn_shape.hpp"
+
+using namespace anydnn;
+using namespace anydnn::api;
+
+namespace {
+
+const SeqTensorDescriptor& set_seq(miopenSeqTensorDescriptor_t d, const char* name) {
+  const SeqTensorDescriptor& s = deref(d, name);
+  ANYDNN_CHECK_BADPARM(s.set, name << " has not been set");
+  return s;
+}
+
+// The packed view of one call: sequences sorted by decreasing length (stable), batch per step,
+// the legacy shape, and where the staging buffers start in the workspace.
+struct SeqPlan {
+  std::vector<int> order;  // sorted position -> sequence index (sequences of length > 0)
+  RnnShape shape;
+  size_t legacy_ws = 0;  // bytes
+  size_t state = 0;      // floats of one [L*D, B_0, H] state buffer
+  size_t staging_floats = 0;
+};
+
+SeqPlan plan(const RnnDescriptor& d, const SeqTensorDescriptor& x) {
+  ANYDNN_CHECK(d.type == miopenFloat, miopenStatusNotImplemented,
+               "RNN kernels are fp32 only so far");
+  ANYDNN_CHECK_BADPARM(x.type == d.type, "xDesc and rnnDesc data types differ");
+  SeqPlan p;
+  std::vector<int> idx(static_cast<size_t>(x.batch));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return x.lens[a] > x.lens[b]; });
+  for (int i : idx)
+    if (x.lens[i] > 0) p.order.push_back(i);
+  ANYDNN_CHECK_BADPARM(!p.order.empty(), "every sequence has length 0");
+  std::vector<size_t> batch;
+  for (int t = 0; t < x.lens[p.order[0]]; ++t) {
+    size_t n = 0;
+    for (int i : p.order)
+      n += x.lens[i] > t ? 1 : 0;
+    batch.push_back(n);
+  }
+  p.shape = make_rnn_shape(d, static_cast<size_t>(x.vec), std::move(batch));
+  p.legacy_ws = (p.shape.workspace_bytes() + 63) / 64 * 64;
+  p.state = static_cast<size_t>(d.layers) * d.dirs() * p.order.size() * d.hidden;
+  p.staging_floats = p.shape.rows * (p.shape.input + p.shape.out_width()) + 6 * p.state;
+  return p;
+}
+
+struct Staging {
+  float *x, *y, *s[6];
+};
+
+Staging staging(const SeqPlan& p, void* ws) {
+  float* base = reinterpret_cast<float*>(static_cast<char*>(ws) + p.legacy_ws);
+  Staging st;
+  st.x = base;
+  st.y = st.x + p.shape.rows * p.shape.input;
+  float* s = st.y + p.shape.rows * p.shape.out_width();
+  for (auto& e : st.s) {
+    e = s;
+    s += p.state;
+  }
+  return st;
+}
+
+// Sequence tensor <-> packed rows (vec floats per row).
+void gather(const SeqTensorDescriptor& d, const SeqPlan& p, const float* src, float* rows) {
+  const RnnShape& s = p.shape;
+  for (size_t t = 0; t < s.steps(); ++t)
+    for (size_t i = 0; i < s.batch[t]; ++i)
+      std::memcpy(rows + (s.row_start[t] + i) * d.vec,
+                  src + d.offset(p.order[i], static_cast<int>(t)), d.vec * sizeof(float));
+}
+void scatter(const SeqTensorDescriptor& d, const SeqPlan& p, const float* rows, float* dst) {
+  if (d.layout != miopenRNNDataSeqMajorNotPadded) {
+    const float fill = d.has_marker ? d.marker : 0.0f;
+    std::fill(dst, dst + d.element_space(), fill);
+  }
+  const RnnShape& s = p.shape;
+  for (size_t t = 0; t < s.steps(); ++t)
+    for (size_t i = 0; i < s.batch[t]; ++i)
+      std::memcpy(dst + d.offset(p.order[i], static_cast<int>(t)),
+                  rows + (s.row_start[t] + i) * d.vec, d.vec * sizeof(float));
+}
+
+// [L*D, batch, H] in the caller's sequence order <-> [L*D, B_0, H] in sorted order.
+void permute_in(const RnnDescriptor& d, const SeqPlan& p, int batch, const float* src, float* dst) {
+  const size_t H = d.hidden, B0 = p.order.size();
+  for (size_t st = 0; st < static_cast<size_t>(d.layers) * d.dirs(); ++st)
+    for (size_t i = 0; i < B0; ++i)
+      std::memcpy(dst + (st * B0 + i) * H, src + (st * batch + p.order[i]) * H, H * sizeof(float));
+}
+// Sequences of length 0 keep `fallback` (their initial state / incoming gradient), or 0.
+void permute_out(const RnnDescriptor& d, const SeqPlan& p, int batch, const float* src,
+                 const float* fallback, float* dst) {
+  const size_t H = d.hidden, B0 = p.order.size(), layers = static_cast<size_t>(d.layers) * d.dirs();
+  for (size_t st = 0; st < layers; ++st)
+    for (int b = 0; b < batch; ++b) {
+      float* out = dst + (st * batch + b) * H;
+      if (fallback)
+        std::memcpy(out, fallback + (st * batch + b) * H, H * sizeof(float));
+      else
+        std::memset(out, 0, H * sizeof(float));
+    }
+  for (size_t st = 0; st < layers; ++st)
+    for (size_t i = 0; i < B0; ++i)
+      std::memcpy(dst + (st * batch + p.order[i]) * H, src + (st * B0 + i) * H, H * sizeof(float));
+}
+
+void check_state(const RnnDescriptor& d, const SeqTensorDescriptor& x, miopenTensorDescriptor_t h,
+                 const char* name) {
+  const TensorDescriptor& t = deref_set(h, name);
+  const std::vector<size_t> want = {static_cast<size_t>(d.layers) * d.dirs(),
+                                    static_cast<size_t>(x.batch), static_cast<size_t>(d.hidden)};
+  ANYDNN_CHECK_BADPARM(t.lens() == want, name << " must be [layers*directions, batch, hidden]");
+}
+
+void check_y(const RnnDescriptor& d, const SeqTensorDescriptor& x, const SeqTensorDescriptor& y) {
+  ANYDNN_CHECK_BADPARM(y.batch == x.batch && y.lens == x.lens && y.max_len == x.max_len &&
+                           y.vec == d.dirs() * d.hidden && y.type == x.type,
+                       "yDesc must have xDesc's sequences and directions*hidden values per step");
+}
+
+void check_sizes(const SeqPlan& p, const RnnDescriptor& d, size_t wbytes, size_t ws_bytes,
+                 const void* ws, size_t rs_bytes, const void* rs, bool need_reserve) {
+  ANYDNN_CHECK_BADPARM(wbytes >= d.param_count(p.shape.input) * sizeof(float),
+                       "weightSpaceSize = " << wbytes << " is below the "
+                                            << d.param_count(p.shape.input) * sizeof(float)
+                                            << " bytes of the weights");
+  const size_t need = p.legacy_ws + p.staging_floats * sizeof(float);
+  ANYDNN_CHECK_BADPARM(
+      ws != nullptr && ws_bytes >= need,
+      "workSpaceNumBytes = " << ws_bytes << " is below the " << need << " bytes needed");
+  if (need_reserve)
+    ANYDNN_CHECK_BADPARM(rs != nullptr && rs_bytes >= p.shape.reserve_bytes(),
+                         "reserveSpaceNumBytes = " << rs_bytes << " is below the "
+                                                   << p.shape.reserve_bytes() << " bytes needed");
+}
+
+float dropout_of(const RnnDescriptor& d, const RnnShape& s) {
+  return s.dropout_between_layers() ? deref(d.dropout, "rnnDesc's dropoutDesc").dropout : 0.0f;
+}
+
+}  // namespace
+
+extern "C" miopenStatus_t miopenCreateSeqTensorDescriptor(miopenSeqTensorDescriptor_t* tensorDesc) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, tensorDesc);
+  return guard(cfg, __func__, [&] { deref_out(tensorDesc, "tensorDesc") = new SeqTensorObject(); });
+}
+
+extern "C" miopenStatus_t miopenDestroySeqTensorDescriptor(miopenSeqTensorDescriptor_t tensorDesc) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, tensorDesc);
+  return guard(cfg, __func__, [&] {
+    deref(tensorDesc, "tensorDesc");
+    delete static_cast<SeqTensorObject*>(tensorDesc);
+  });
+}
+
+extern "C" miopenStatus_t miopenSetRNNDataSeqTensorDescriptor(
+    miopenSeqTensorDescriptor_t seqTensorDesc, miopenDataType_t dataType,
+    miopenRNNBaseLayout_t layout, int maxSequenceLen, int batchSize, int vectorSize,
+    const int* sequenceLenArray, void* paddingMarker) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, seqTensorDesc, dataType, layout, maxSequenceLen, batchSize, vectorSize,
+                 sequenceLenArray, paddingMarker);
+  return guard(cfg, __func__, [&] {
+    SeqTensorDescriptor& d = deref(seqTensorDesc, "seqTensorDesc");
+    SeqTensorDescriptor n;
+    n.assign(raw_enum(dataType), raw_enum(layout), maxSequenceLen, batchSize, vectorSize,
+             sequenceLenArray, paddingMarker);
+    d = n;
+  });
+}
+
+extern "C" miopenStatus_t miopenGetRNNDataSeqTensorDescriptor(
+    miopenSeqTensorDescriptor_t seqTensorDesc, miopenDataType_t* dataType,
+    miopenRNNBaseLayout_t* layout, int* maxSequenceLen, int* batchSize, int* vectorSize,
+    int sequenceLenArrayLimit, int* sequenceLenArray, void* paddingMarker) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, seqTensorDesc, dataType, layout, maxSequenceLen, batchSize, vectorSize,
+                 sequenceLenArrayLimit, sequenceLenArray, paddingMarker);
+  return guard(cfg, __func__, [&] {
+    const SeqTensorDescriptor& d = set_seq(seqTensorDesc, "seqTensorDesc");
+    if (dataType) *dataType = d.type;
+    if (layout) *layout = d.layout;
+    if (maxSequenceLen) *maxSequenceLen = d.max_len;
+    if (batchSize) *batchSize = d.batch;
+    if (vectorSize) *vectorSize = d.vec;
+    if (sequenceLenArray)
+      for (int i = 0; i < std::min(sequenceLenArrayLimit, d.batch); ++i)
+        sequenceLenArray[i] = d.lens[i];
+    if (paddingMarker && d.has_marker) std::memcpy(paddingMarker, &d.marker, sizeof(float));
+  });
+}
+
+extern "C" miopenStatus_t miopenGetRNNTempSpaceSizes(
+    miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc, miopenSeqTensorDescriptor_t xDesc,
+    miopenRNNFWDMode_t fwdMode, size_t* workSpaceSize, size_t* reserveSpaceSize) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, xDesc, fwdMode, workSpaceSize,
+                 reserveSpaceSize);
+  return guard(config_of(handle), __func__, [&] {
+    deref(handle);
+    const RnnDescriptor& d = deref(rnnDesc);
+    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const SeqPlan p = plan(d, set_seq(xDesc, "xDesc"));
+    const bool training = raw_enum(fwdMode) == miopenRNNTraining;
+    if (workSpaceSize) *workSpaceSize = p.legacy_ws + p.staging_floats * sizeof(float);
+    if (reserveSpaceSize) *reserveSpaceSize = training ? p.shape.reserve_bytes() : 0;
+  });
+}
+
+extern "C" miopenStatus_t miopenRNNForward(
+    miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc, miopenRNNFWDMode_t fwdMode,
+    const miopenSeqTensorDescriptor_t xDesc, const void* x, const miopenTensorDescriptor_t hDesc,
+    const void* hx, void* hy, const miopenTensorDescriptor_t cDesc, const void* cx, void* cy,
+    const miopenSeqTensorDescriptor_t yDesc, void* y, const void* w, size_t weightSpaceSize,
+    void* workSpace, size_t workSpaceNumBytes, void* reserveSpace, size_t reserveSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, fwdMode, xDesc, x, hDesc, hx, hy, cDesc, cx,
+                 cy, yDesc, y, w, weightSpaceSize, workSpace, workSpaceNumBytes, reserveSpace,
+                 reserveSpaceNumBytes);
+  return guard(config_of(handle), __func__, [&] {
+    Handle& h = deref(handle);
+    const RnnDescriptor& d = deref(rnnDesc);
+    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const long long mode = raw_enum(fwdMode);
+    ANYDNN_CHECK_BADPARM(mode == miopenRNNTraining || mode == miopenRNNInference,
+                         "fwdMode " << mode << " is not a miopenRNNFWDMode_t");
+    const bool training = mode == miopenRNNTraining;
+    const SeqTensorDescriptor& xs = set_seq(xDesc, "xDesc");
+    const SeqTensorDescriptor& ys = set_seq(yDesc, "yDesc");
+    check_y(d, xs, ys);
+    const SeqPlan p = plan(d, xs);
+    check_state(d, xs, hDesc, "hDesc");
+    const bool lstm = d.mode == miopenLSTM;
+    if (lstm) check_state(d, xs, cDesc, "cDesc");
+    ANYDNN_CHECK_BADPARM(x != nullptr && y != nullptr && w != nullptr,
+                         "x, y and w must not be null pointers");
+    check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
+                reserveSpace, training);
+    const Staging st = staging(p, workSpace);
+    gather(xs, p, static_cast<const float*>(x), st.x);
+    if (hx) permute_in(d, p, xs.batch, static_cast<const float*>(hx), st.s[0]);
+    if (lstm && cx) permute_in(d, p, xs.batch, static_cast<const float*>(cx), st.s[1]);
+    RnnForwardBuffers b;
+    b.x = st.x;
+    b.hx = hx ? st.s[0] : nullptr;
+    b.cx = lstm && cx ? st.s[1] : nullptr;
+    b.w = static_cast<const float*>(w);
+    b.y = st.y;
+    b.hy = st.s[2];
+    b.cy = lstm ? st.s[3] : nullptr;
+    auto* store = static_cast<uint8_t*>(training ? reserveSpace : workSpace);
+    b.store = reinterpret_cast<float*>(store);
+    b.masks = store + d.layers * p.shape.layer_floats() * sizeof(float);
+    b.temp = static_cast<float*>(workSpace) + p.shape.temp_offset_floats(0);
+    if (p.shape.dropout_between_layers()) {
+      const DropoutDescriptor& dd = deref(d.dropout, "rnnDesc's dropoutDesc");
+      b.dropout = training ? dd.dropout : 0.0f;
+      b.dropout_seed = dd.state().seed;
+      b.dropout_counter = dd.state().counter;
+      if (training && dd.state_evo) ++dd.state().counter;
+    }
+    h.record_kernel_time(h.backend().run_timed([&] {
+      h.backend().rnn_forward(p.shape, b);
+      scatter(ys, p, st.y, static_cast<float*>(y));
+      if (hy)
+        permute_out(d, p, xs.batch, st.s[2], static_cast<const float*>(hx),
+                    static_cast<float*>(hy));
+      if (lstm && cy)
+        permute_out(d, p, xs.batch, st.s[3], static_cast<const float*>(cx),
+                    static_cast<float*>(cy));
+    }));
+  });
+}
+
+extern "C" miopenStatus_t miopenRNNBackwardSeqData(
+    miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc,
+    const miopenSeqTensorDescriptor_t yDesc, const void* y, const void* dy,
+    const miopenTensorDescriptor_t hDesc, const void* hx, const void* dhy, void* dhx,
+    const miopenTensorDescriptor_t cDesc, const void* cx, const void* dcy, void* dcx,
+    const miopenSeqTensorDescriptor_t xDesc, void* dx, const void* w, size_t weightSpaceSize,
+    void* workSpace, size_t workSpaceNumBytes, void* reserveSpace, size_t reserveSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, yDesc, y, dy, hDesc, hx, dhy, dhx, cDesc, cx,
+                 dcy, dcx, xDesc, dx, w, weightSpaceSize, workSpace, workSpaceNumBytes,
+                 reserveSpace, reserveSpaceNumBytes);
+  return guard(config_of(handle), __func__, [&] {
+    Handle& h = deref(handle);
+    const RnnDescriptor& d = deref(rnnDesc);
+    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const SeqTensorDescriptor& xs = set_seq(xDesc, "xDesc");
+    const SeqTensorDescriptor& ys = set_seq(yDesc, "yDesc");
+    check_y(d, xs, ys);
+    const SeqPlan p = plan(d, xs);
+    check_state(d, xs, hDesc, "hDesc");
+    const bool lstm = d.mode == miopenLSTM;
+    if (lstm) check_state(d, xs, cDesc, "cDesc");
+    ANYDNN_CHECK_BADPARM(dy != nullptr && dx != nullptr && w != nullptr,
+                         "dy, dx and w must not be null pointers");
+    check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
+                reserveSpace, true);
+    (void)y;
+    const Staging st = staging(p, workSpace);
+    gather(ys, p, static_cast<const float*>(dy), st.y);
+    if (hx) permute_in(d, p, xs.batch, static_cast<const float*>(hx), st.s[0]);
+    if (lstm && cx) permute_in(d, p, xs.batch, static_cast<const float*>(cx), st.s[1]);
+    if (dhy) permute_in(d, p, xs.batch, static_cast<const float*>(dhy), st.s[2]);
+    if (lstm && dcy) permute_in(d, p, xs.batch, static_cast<const float*>(dcy), st.s[3]);
+    RnnBackwardBuffers b;
+    b.hx = hx ? st.s[0] : nullptr;
+    b.cx = lstm && cx ? st.s[1] : nullptr;
+    b.dhy = dhy ? st.s[2] : nullptr;
+    b.dcy = lstm && dcy ? st.s[3] : nullptr;
+    b.w = static_cast<const float*>(w);
+    b.dy = st.y;
+    b.dx = st.x;
+    b.dhx = st.s[4];
+    b.dcx = lstm ? st.s[5] : nullptr;
+    b.store = static_cast<const float*>(reserveSpace);
+    b.masks = static_cast<const uint8_t*>(reserveSpace) +
+              d.layers * p.shape.layer_floats() * sizeof(float);
+    b.work = static_cast<float*>(workSpace);
+    b.dropout = dropout_of(d, p.shape);
+    h.record_kernel_time(h.backend().run_timed([&] {
+      h.backend().rnn_backward_data(p.shape, b);
+      scatter(xs, p, st.x, static_cast<float*>(dx));
+      if (dhx)
+        permute_out(d, p, xs.batch, st.s[4], static_cast<const float*>(dhy),
+                    static_cast<float*>(dhx));
+      if (lstm && dcx)
+        permute_out(d, p, xs.batch, st.s[5], static_cast<const float*>(dcy),
+                    static_cast<float*>(dcx));
+    }));
+  });
+}
+
+extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
+    miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc,
+    const miopenSeqTensorDescriptor_t xDesc, const void* x, const miopenTensorDescriptor_t hDesc,
+    const void* hx, const miopenSeqTensorDescriptor_t yDesc, const void* y, void* dw,
+    size_t weightSpaceSize, void* workSpace, size_t workSpaceNumBytes, const void* reserveSpace,
+    size_t reserveSpaceNumBytes) {
+  ANYDNN_LOG_API(config_of(handle), handle, rnnDesc, xDesc, x, hDesc, hx, yDesc, y, dw,
+                 weightSpaceSize, workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes);
+  return guard(config_of(handle), __func__, [&] {
+    Handle& h = deref(handle);
+    const RnnDescriptor& d = deref(rnnDesc);
+    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const SeqTensorDescriptor& xs = set_seq(xDesc, "xDesc");
+    check_y(d, xs, set_seq(yDesc, "yDesc"));
+    const SeqPlan p = plan(d, xs);
+    check_state(d, xs, hDesc, "hDesc");
+    ANYDNN_CHECK_BADPARM(x != nullptr && dw != nullptr, "x and dw must not be null pointers");
+    check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
+                reserveSpace, true);
+    (void)y;
+    const Staging st = staging(p, workSpace);
+    gather(xs, p, static_cast<const float*>(x), st.x);
+    if (hx) permute_in(d, p, xs.batch, static_cast<const float*>(hx), st.s[0]);
+    RnnBackwardBuffers b;
+    b.x = st.x;
+    b.hx = hx ? st.s[0] : nullptr;
+    b.dw = static_cast<float*>(dw);
+    b.store = static_cast<const float*>(reserveSpace);
+    b.masks = static_cast<const uint8_t*>(reserveSpace) +
+              d.layers * p.shape.layer_floats() * sizeof(float);
+    b.work = static_cast<float*>(workSpace);
+    b.dropout = dropout_of(d, p.shape);
+    h.record_kernel_time(
+        h.backend().run_timed([&] { h.backend().rnn_backward_weights(p.shape, b); }));
+  });
+}

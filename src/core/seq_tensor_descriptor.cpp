@@ -1,0 +1,67 @@
+#include "core/seq_tensor_descriptor.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/errors.hpp"
+
+namespace anydnn {
+
+void SeqTensorDescriptor::assign(long long type_raw, long long layout_raw, int max_seq,
+                                 int batch_size, int vector, const int* seq_lens,
+                                 const void* padding_marker) {
+  ANYDNN_CHECK_BADPARM(type_raw == miopenFloat || type_raw == miopenHalf,
+                       "sequence data type must be float or half");
+  ANYDNN_CHECK_BADPARM(
+      layout_raw >= miopenRNNDataSeqMajorNotPadded && layout_raw <= miopenRNNDataBatchMajorPadded,
+      "layout " << layout_raw << " is not a known miopenRNNBaseLayout_t");
+  ANYDNN_CHECK_BADPARM(max_seq > 0 && batch_size > 0 && vector > 0,
+                       "maxSequenceLen, batchSize and vectorSize must be positive");
+  ANYDNN_CHECK_BADPARM(seq_lens != nullptr, "sequenceLenArray is a null pointer");
+  std::vector<int> l(seq_lens, seq_lens + batch_size);
+  for (int v : l)
+    ANYDNN_CHECK_BADPARM(v >= 0 && v <= max_seq,
+                         "sequence length " << v << " is outside 0.." << max_seq);
+  if (layout_raw == miopenRNNDataSeqMajorNotPadded)
+    ANYDNN_CHECK_BADPARM(std::is_sorted(l.rbegin(), l.rend()),
+                         "miopenRNNDataSeqMajorNotPadded needs sequences sorted by decreasing "
+                         "length");
+  type = static_cast<miopenDataType_t>(type_raw);
+  layout = static_cast<miopenRNNBaseLayout_t>(layout_raw);
+  max_len = max_seq;
+  batch = batch_size;
+  vec = vector;
+  lens = std::move(l);
+  has_marker = padding_marker != nullptr;
+  if (has_marker && type == miopenFloat) std::memcpy(&marker, padding_marker, sizeof(float));
+  set = true;
+}
+
+size_t SeqTensorDescriptor::offset(int b, int t) const {
+  switch (layout) {
+    case miopenRNNDataSeqMajorPadded:
+      return (static_cast<size_t>(t) * batch + b) * vec;
+    case miopenRNNDataBatchMajorPadded:
+      return (static_cast<size_t>(b) * max_len + t) * vec;
+    default: {
+      // Packed: rows of step t are the sequences still running, in sorted order.
+      size_t row = 0;
+      for (int s = 0; s < t; ++s)
+        for (int len : lens)
+          row += len > s ? 1 : 0;
+      return (row + b) * vec;
+    }
+  }
+}
+
+size_t SeqTensorDescriptor::element_space() const {
+  if (layout == miopenRNNDataSeqMajorNotPadded) {
+    size_t n = 0;
+    for (int len : lens)
+      n += len;
+    return n * vec;
+  }
+  return static_cast<size_t>(max_len) * batch * vec;
+}
+
+}  // namespace anydnn
