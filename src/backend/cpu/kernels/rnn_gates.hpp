@@ -14,6 +14,16 @@ struct RnnGateOps {
   void (*gru)(float* g, const float* hp, const float* hprev, float* hn, float* h, long H) = nullptr;
   // Vanilla: g keeps the pre-activation p = g + hp; h = tanh(p) or max(p, 0).
   void (*vanilla)(float* g, const float* hp, float* h, long H, bool relu) = nullptr;
+
+  // Backward of one step and row: dh = dy + dhs (the gradient arriving at h), gate gradients
+  // into gx; dhs becomes the direct part of the gradient to h_prev (GRU: dh*z, else 0) and, for
+  // LSTM, dcs the gradient to c_prev. GRU also writes the hidden-side n gradient to dhn.
+  void (*lstm_bwd)(const float* g, const float* c, const float* cprev, const float* dy, float* dhs,
+                   float* dcs, float* gx, long H) = nullptr;
+  void (*gru_bwd)(const float* g, const float* hprev, const float* hn, const float* dy, float* dhs,
+                  float* gx, float* dhn, long H) = nullptr;
+  void (*vanilla_bwd)(const float* g, const float* h, const float* dy, float* dhs, float* gx,
+                      long H, bool relu) = nullptr;
 };
 
 const RnnGateOps& rnn_gate_ops(CpuIsa isa);

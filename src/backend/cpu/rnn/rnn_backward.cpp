@@ -1,5 +1,6 @@
 #include "backend/cpu/rnn/rnn_backward.hpp"
 
+#include "backend/cpu/kernels/rnn_gates.hpp"
 #include "backend/cpu/rnn/rnn_gemm.hpp"
 
 #include <cblas.h>
@@ -62,6 +63,7 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, CpuIsa is
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
   const bool lstm = d.mode == miopenLSTM, gru = d.mode == miopenGRU;
+  const RnnGateOps& ops = rnn_gate_ops(isa);
   float* dY = b.work + s.dy_buffer_offset();
   float* dX = b.work + s.dx_buffer_offset();
   std::memcpy(dY, b.dy, R * ldo * sizeof(float));
@@ -107,34 +109,16 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, CpuIsa is
           float* gx = dpx + r * GH;
           float* gh = dph + bi * GH;
           float* dhs = dh_state + bi * H;
-          for (size_t j = 0; j < H; ++j) {
-            const float dh = dY[r * ldo + dir * H + j] + dhs[j];
-            if (lstm) {
-              const float i = g[j], f = g[H + j], o = g[2 * H + j], gg = g[3 * H + j];
-              const float tc = std::tanh(cell[r * H + j]);
-              const float dc = dc_state[bi * H + j] + dh * o * (1.0f - tc * tc);
-              gx[j] = dc * gg * i * (1.0f - i);
-              gx[H + j] = dc * cprev[bi * H + j] * f * (1.0f - f);
-              gx[2 * H + j] = dh * tc * o * (1.0f - o);
-              gx[3 * H + j] = dc * i * (1.0f - gg * gg);
-              dc_state[bi * H + j] = dc * f;
-              dhs[j] = 0.0f;
-            } else if (gru) {
-              const float z = g[j], rr = g[H + j], nn = g[2 * H + j];
-              const float hp = hprev[bi * H + j], hnv = hn[r * H + j];
-              const float dn = dh * (1.0f - z), dz = dh * (hp - nn);
-              const float dan = dn * (1.0f - nn * nn);
-              gx[j] = dz * z * (1.0f - z);
-              gx[H + j] = dan * hnv * rr * (1.0f - rr);
-              gx[2 * H + j] = dan;
-              dhn[r * H + j] = dan * rr;
-              dhs[j] = dh * z;  // the direct path h_prev -> h
-            } else {
-              const float h = out[r * ldo + dir * H + j];
-              gx[j] = d.mode == miopenRNNRELU ? (g[j] > 0.0f ? dh : 0.0f) : dh * (1.0f - h * h);
-              dhs[j] = 0.0f;
-            }
-          }
+          const float* dyr = dY + r * ldo + dir * H;
+          if (lstm)
+            ops.lstm_bwd(g, cell + r * H, cprev + bi * H, dyr, dhs, dc_state + bi * H, gx,
+                         static_cast<long>(H));
+          else if (gru)
+            ops.gru_bwd(g, hprev + bi * H, hn + r * H, dyr, dhs, gx, dhn + r * H,
+                        static_cast<long>(H));
+          else
+            ops.vanilla_bwd(g, out + r * ldo + dir * H, dyr, dhs, gx, static_cast<long>(H),
+                            d.mode == miopenRNNRELU);
           std::memcpy(gh, gx, GH * sizeof(float));
           if (gru) std::memcpy(gh + 2 * H, dhn + r * H, H * sizeof(float));
         }
