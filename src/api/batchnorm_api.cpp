@@ -51,6 +51,23 @@ bool pair_set(const Config& cfg, const void* a, const void* b, const char* what)
   return a != nullptr && b != nullptr;
 }
 
+// The buffers both forward calls share: alpha / beta, data and the scale / bias pair.
+BnBuffers forward_buffers(const void* alpha, const void* beta, const void* x, void* y,
+                          const void* scale, const void* bias) {
+  BnBuffers b;
+  b.alpha = read_scale(alpha, "alpha");
+  b.beta = read_scale(beta, "beta");
+  require(x, "x");
+  require(y, "y");
+  require(scale, "bnScale");
+  require(bias, "bnBias");
+  b.x = x;
+  b.y = y;
+  b.scale = scale;
+  b.bias = bias;
+  return b;
+}
+
 void log_bn_command(const Config& cfg, const BnProblem& p) {
   if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdBNorm", p.key());
 }
@@ -70,17 +87,7 @@ miopenStatus_t forward_training(const char* fn, miopenHandle_t handle,
                       descriptors(xDesc, "yDesc", yDesc, nullptr, pd), epsilon, factor, save,
                       running);
     log_bn_command(cfg, p);
-    BnBuffers b;
-    b.alpha = read_scale(alpha, "alpha");
-    b.beta = read_scale(beta, "beta");
-    require(x, "x");
-    require(y, "y");
-    require(scale, "bnScale");
-    require(bias, "bnBias");
-    b.x = x;
-    b.y = y;
-    b.scale = scale;
-    b.bias = bias;
+    BnBuffers b = forward_buffers(alpha, beta, x, y, scale, bias);
     if (running) {
       b.run_mean = run_mean;
       b.run_var = run_var;
@@ -108,17 +115,7 @@ miopenStatus_t forward_inference(const char* fn, miopenHandle_t handle,
                       descriptors(xDesc, "yDesc", yDesc, nullptr, pd), epsilon, 0.0, false,
                       estimates);
     log_bn_command(cfg, p);
-    BnBuffers b;
-    b.alpha = read_scale(alpha, "alpha");
-    b.beta = read_scale(beta, "beta");
-    require(x, "x");
-    require(y, "y");
-    require(scale, "bnScale");
-    require(bias, "bnBias");
-    b.x = x;
-    b.y = y;
-    b.scale = scale;
-    b.bias = bias;
+    BnBuffers b = forward_buffers(alpha, beta, x, y, scale, bias);
     if (estimates) {
       b.run_mean = const_cast<void*>(est_mean);
       b.run_var = const_cast<void*>(est_var);

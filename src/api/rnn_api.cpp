@@ -11,6 +11,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/rnn_call.hpp"
 #include "backend/backend.hpp"
 #include "core/data_type.hpp"
 #include "rnn/rnn_buffers.hpp"
@@ -166,18 +167,7 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
     b.cy = d.mode == miopenLSTM ? static_cast<float*>(cy) : nullptr;
     // Training keeps the activations in the reserve for the backward passes; inference uses
     // the same layout at the front of the workspace.
-    auto* store = static_cast<uint8_t*>(training ? reserve : workspace);
-    b.store = reinterpret_cast<float*>(store);
-    b.masks = store + d.layers * s.layer_floats() * sizeof(float);
-    b.temp = static_cast<float*>(workspace) + s.temp_offset_floats(0);
-    if (s.dropout_between_layers()) {
-      const DropoutDescriptor& dd = deref(d.dropout, "rnnDesc's dropoutDesc");
-      ANYDNN_CHECK_BADPARM(dd.set, "the RNN's dropout descriptor has not been set");
-      b.dropout = training ? dd.dropout : 0.0f;  // inference: no dropout
-      b.dropout_seed = dd.state().seed;
-      b.dropout_counter = dd.state().counter;
-      if (training && dd.state_evo) ++dd.state().counter;
-    }
+    attach_forward_space(d, s, training, workspace, reserve, b);
     h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_forward(s, b); }));
   });
 }
@@ -604,10 +594,7 @@ RnnShape backward_setup(const RnnDescriptor& d, int seq_len, const miopenTensorD
   ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= s.reserve_bytes(),
                        "reserveSpaceNumBytes = " << reserve_bytes << " is below the "
                                                  << s.reserve_bytes() << " bytes needed");
-  b.store = static_cast<const float*>(reserve);
-  b.masks = static_cast<const uint8_t*>(reserve) + d.layers * s.layer_floats() * sizeof(float);
-  b.work = static_cast<float*>(workspace);
-  if (s.dropout_between_layers()) b.dropout = deref(d.dropout, "rnnDesc's dropoutDesc").dropout;
+  attach_backward_space(d, s, workspace, reserve, b);
   return s;
 }
 

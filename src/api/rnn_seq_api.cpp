@@ -13,6 +13,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/rnn_call.hpp"
 #include "backend/backend.hpp"
 #include "rnn/rnn_buffers.hpp"
 #include "rnn/rnn_shape.hpp"
@@ -154,10 +155,6 @@ void check_sizes(const SeqPlan& p, const RnnDescriptor& d, size_t wbytes, size_t
                                                    << p.shape.reserve_bytes() << " bytes needed");
 }
 
-float dropout_of(const RnnDescriptor& d, const RnnShape& s) {
-  return s.dropout_between_layers() ? deref(d.dropout, "rnnDesc's dropoutDesc").dropout : 0.0f;
-}
-
 }  // namespace
 
 extern "C" miopenStatus_t miopenCreateSeqTensorDescriptor(miopenSeqTensorDescriptor_t* tensorDesc) {
@@ -268,17 +265,7 @@ extern "C" miopenStatus_t miopenRNNForward(
     b.y = st.y;
     b.hy = st.s[2];
     b.cy = lstm ? st.s[3] : nullptr;
-    auto* store = static_cast<uint8_t*>(training ? reserveSpace : workSpace);
-    b.store = reinterpret_cast<float*>(store);
-    b.masks = store + d.layers * p.shape.layer_floats() * sizeof(float);
-    b.temp = static_cast<float*>(workSpace) + p.shape.temp_offset_floats(0);
-    if (p.shape.dropout_between_layers()) {
-      const DropoutDescriptor& dd = deref(d.dropout, "rnnDesc's dropoutDesc");
-      b.dropout = training ? dd.dropout : 0.0f;
-      b.dropout_seed = dd.state().seed;
-      b.dropout_counter = dd.state().counter;
-      if (training && dd.state_evo) ++dd.state().counter;
-    }
+    attach_forward_space(d, p.shape, training, workSpace, reserveSpace, b);
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().rnn_forward(p.shape, b);
       scatter(ys, p, st.y, static_cast<float*>(y));
@@ -334,11 +321,7 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
     b.dx = st.x;
     b.dhx = st.s[4];
     b.dcx = lstm ? st.s[5] : nullptr;
-    b.store = static_cast<const float*>(reserveSpace);
-    b.masks = static_cast<const uint8_t*>(reserveSpace) +
-              d.layers * p.shape.layer_floats() * sizeof(float);
-    b.work = static_cast<float*>(workSpace);
-    b.dropout = dropout_of(d, p.shape);
+    attach_backward_space(d, p.shape, workSpace, reserveSpace, b);
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().rnn_backward_data(p.shape, b);
       scatter(xs, p, st.x, static_cast<float*>(dx));
@@ -379,11 +362,7 @@ extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
     b.x = st.x;
     b.hx = hx ? st.s[0] : nullptr;
     b.dw = static_cast<float*>(dw);
-    b.store = static_cast<const float*>(reserveSpace);
-    b.masks = static_cast<const uint8_t*>(reserveSpace) +
-              d.layers * p.shape.layer_floats() * sizeof(float);
-    b.work = static_cast<float*>(workSpace);
-    b.dropout = dropout_of(d, p.shape);
+    attach_backward_space(d, p.shape, workSpace, reserveSpace, b);
     h.record_kernel_time(
         h.backend().run_timed([&] { h.backend().rnn_backward_weights(p.shape, b); }));
   });

@@ -32,6 +32,13 @@ void SeqTensorDescriptor::assign(long long type_raw, long long layout_raw, int m
   batch = batch_size;
   vec = vector;
   lens = std::move(l);
+  step_row.assign(static_cast<size_t>(max_len) + 1, 0);
+  for (int t = 0; t < max_len; ++t) {
+    size_t running = 0;
+    for (int len : lens)
+      running += len > t ? 1 : 0;
+    step_row[t + 1] = step_row[t] + running;
+  }
   has_marker = padding_marker != nullptr;
   if (has_marker && type == miopenFloat) std::memcpy(&marker, padding_marker, sizeof(float));
   set = true;
@@ -43,24 +50,14 @@ size_t SeqTensorDescriptor::offset(int b, int t) const {
       return (static_cast<size_t>(t) * batch + b) * vec;
     case miopenRNNDataBatchMajorPadded:
       return (static_cast<size_t>(b) * max_len + t) * vec;
-    default: {
+    default:
       // Packed: rows of step t are the sequences still running, in sorted order.
-      size_t row = 0;
-      for (int s = 0; s < t; ++s)
-        for (int len : lens)
-          row += len > s ? 1 : 0;
-      return (row + b) * vec;
-    }
+      return (step_row[t] + b) * vec;
   }
 }
 
 size_t SeqTensorDescriptor::element_space() const {
-  if (layout == miopenRNNDataSeqMajorNotPadded) {
-    size_t n = 0;
-    for (int len : lens)
-      n += len;
-    return n * vec;
-  }
+  if (layout == miopenRNNDataSeqMajorNotPadded) return step_row.back() * vec;
   return static_cast<size_t>(max_len) * batch * vec;
 }
 

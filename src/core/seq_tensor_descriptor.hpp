@@ -18,6 +18,7 @@ struct SeqTensorDescriptor {
   miopenRNNBaseLayout_t layout = miopenRNNDataSeqMajorNotPadded;
   int max_len = 0, batch = 0, vec = 0;
   std::vector<int> lens;
+  std::vector<size_t> step_row;  // packed layout: first row of each step (derived from lens)
   bool has_marker = false;
   float marker = 0.0f;
 

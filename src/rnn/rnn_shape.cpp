@@ -38,7 +38,7 @@ size_t RnnShape::drop_offset(int l) const {
   return off;
 }
 size_t RnnShape::reserve_bytes() const {
-  size_t b = desc->layers * layer_floats() * sizeof(float);
+  size_t b = mask_offset_bytes();
   if (dropout_between_layers()) b += desc->layers * rows * out_width();
   return b;
 }

@@ -32,6 +32,8 @@ struct RnnShape {
   size_t hn_offset(int l, int d) const;
   size_t drop_offset(int l) const;
   size_t reserve_bytes() const;
+  // Where the dropout masks start in the reserve (after every layer's floats).
+  size_t mask_offset_bytes() const { return desc->layers * layer_floats() * sizeof(float); }
   // Workspace: the reserve layout (inference keeps its activations there) plus per direction a
   // B_0 x G*H hidden-GEMM product and a B_0 x H state.
   size_t workspace_bytes() const;

@@ -325,8 +325,7 @@ TEST_P(RnnGradient, MatchesFiniteDifferences) {
   SCOPED_TRACE(seed_trace(seed));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  const int H = 5, I = c.skip ? H : 4, D = c.bi ? 2 : 1, G = c.mode == 2 ? 4 : c.mode == 3 ? 3 : 1;
-  (void)G;
+  const int H = 5, I = c.skip ? H : 4, D = c.bi ? 2 : 1;
   Handle hd;
   Rnn r;
   ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,

@@ -1,0 +1,20 @@
+// What the legacy and sequence RNN shims both hand to the backend: the activation store (the
+// reserve in training, the front of the workspace in inference), the dropout masks behind it,
+// and the dropout settings of the RNN's dropout descriptor.
+#pragma once
+
+#include "core/rnn_descriptor.hpp"
+#include "rnn/rnn_buffers.hpp"
+#include "rnn/rnn_shape.hpp"
+
+namespace anydnn::api {
+
+// Sets b.store, b.masks, b.temp and the dropout fields; in training, advances the dropout
+// generator when the descriptor asks for state evolution.
+void attach_forward_space(const RnnDescriptor& d, const RnnShape& s, bool training, void* workspace,
+                          void* reserve, RnnForwardBuffers& b);
+// Sets b.store, b.masks, b.work and b.dropout from the forward's reserve.
+void attach_backward_space(const RnnDescriptor& d, const RnnShape& s, void* workspace,
+                           const void* reserve, RnnBackwardBuffers& b);
+
+}  // namespace anydnn::api
