@@ -99,7 +99,8 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, CpuIsa is
         const size_t t = dir == 0 ? p : T - 1 - p;
         const size_t Bt = s.batch[t], r0 = s.row_start[t];
         const PrevStep ps = prev_step(s, dir, t);
-        gather_state(s, dir, t, out, ldo, dir * H, hx, hprev);
+        // Only GRU's gradient reads h_prev directly (LSTM reads c_prev; vanilla neither).
+        if (gru) gather_state(s, dir, t, out, ldo, dir * H, hx, hprev);
         if (lstm) gather_state(s, dir, t, cell, H, 0, cx, cprev);
         const long n = static_cast<long>(Bt);
 #pragma omp parallel for num_threads(threads) if (Bt * GH > 16384)
