@@ -118,11 +118,11 @@ TEST(BnApi, TrainingV1AndV2MatchTheReference) {
     const auto r =
         ref::bn_forward_training(t.view(t.hx), miopenBNSpatial, Problem::d(t.scale),
                                  Problem::d(t.bias), 1e-5, 0.1, Problem::d(rm0), Problem::d(rv0));
-    EXPECT_LT(ref::rms_range(r.y, Problem::d(t.hy)), 1e-5);
-    EXPECT_LT(ref::rms_range(r.mean, Problem::d(t.sm)), 1e-5);
-    EXPECT_LT(ref::rms_range(r.invstd, Problem::d(t.sv)), 1e-5);
-    EXPECT_LT(ref::rms_range(r.running_mean, Problem::d(t.rm)), 1e-5);
-    EXPECT_LT(ref::rms_range(r.running_var, Problem::d(t.rv)), 1e-5);
+    EXPECT_LT(ref::relative_rms(r.y, Problem::d(t.hy)), 1e-5);
+    EXPECT_LT(ref::relative_rms(r.mean, Problem::d(t.sm)), 1e-5);
+    EXPECT_LT(ref::relative_rms(r.invstd, Problem::d(t.sv)), 1e-5);
+    EXPECT_LT(ref::relative_rms(r.running_mean, Problem::d(t.rm)), 1e-5);
+    EXPECT_LT(ref::relative_rms(r.running_var, Problem::d(t.rv)), 1e-5);
 
     // Backward with the saved statistics, V1 or V2.
     if (v2) {
@@ -139,9 +139,9 @@ TEST(BnApi, TrainingV1AndV2MatchTheReference) {
     ASSERT_EQ(s, miopenStatusSuccess);
     const auto b = ref::bn_backward(t.view(t.hx), t.view(t.hdy), miopenBNSpatial,
                                     Problem::d(t.scale), 1e-5, Problem::d(t.sm), Problem::d(t.sv));
-    EXPECT_LT(ref::rms_range(b.dx, Problem::d(t.hdx)), 1e-5);
-    EXPECT_LT(ref::rms_range(b.dscale, Problem::d(t.ds)), 1e-5);
-    EXPECT_LT(ref::rms_range(b.dbias, Problem::d(t.db)), 1e-5);
+    EXPECT_LT(ref::relative_rms(b.dx, Problem::d(t.hdx)), 1e-5);
+    EXPECT_LT(ref::relative_rms(b.dscale, Problem::d(t.ds)), 1e-5);
+    EXPECT_LT(ref::relative_rms(b.dbias, Problem::d(t.db)), 1e-5);
   }
 }
 
@@ -165,7 +165,7 @@ TEST(BnApi, NullPointerPairsMeanDoNotSaveOrUpdate) {
             miopenStatusSuccess);
   const auto y = ref::bn_forward_inference(t.view(t.hx), miopenBNSpatial, Problem::d(t.scale),
                                            Problem::d(t.bias), {}, {}, 1e-5);
-  EXPECT_LT(ref::rms_range(y, Problem::d(t.hy)), 1e-5);
+  EXPECT_LT(ref::relative_rms(y, Problem::d(t.hy)), 1e-5);
 
   // Backward without saved statistics recomputes them (with epsilon).
   ASSERT_EQ(miopenBatchNormalizationBackward(t.h, miopenBNSpatial, &t.one, &t.zero, &t.one, &t.zero,
@@ -175,7 +175,7 @@ TEST(BnApi, NullPointerPairsMeanDoNotSaveOrUpdate) {
             miopenStatusSuccess);
   const auto b = ref::bn_backward(t.view(t.hx), t.view(t.hdy), miopenBNSpatial, Problem::d(t.scale),
                                   1e-3, {}, {});
-  EXPECT_LT(ref::rms_range(b.dx, Problem::d(t.hdx)), 1e-5);
+  EXPECT_LT(ref::relative_rms(b.dx, Problem::d(t.hdx)), 1e-5);
 }
 
 TEST(BnApi, BadInputReturnsStatusWithReasonAndWritesNothing) {

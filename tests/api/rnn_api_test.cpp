@@ -228,9 +228,9 @@ TEST_P(RnnForward, MatchesReference) {
                                     wv.data(), yd.data(), y.data(), hdesc, hy.data(), hdesc,
                                     cy.data(), wsb.data(), ws);
     ASSERT_EQ(s, miopenStatusSuccess);
-    EXPECT_LT(ref::rms_range(want.y, {y.begin(), y.end()}), 1e-6) << "y";
-    EXPECT_LT(ref::rms_range(want.hy, {hy.begin(), hy.end()}), 1e-6) << "hy";
-    if (c.mode == 2) EXPECT_LT(ref::rms_range(want.cy, {cy.begin(), cy.end()}), 1e-6) << "cy";
+    EXPECT_LT(ref::relative_rms(want.y, {y.begin(), y.end()}), 1e-6) << "y";
+    EXPECT_LT(ref::relative_rms(want.hy, {hy.begin(), hy.end()}), 1e-6) << "hy";
+    if (c.mode == 2) EXPECT_LT(ref::relative_rms(want.cy, {cy.begin(), cy.end()}), 1e-6) << "cy";
   }
 }
 
@@ -305,7 +305,7 @@ TEST(RnnApi, DropoutBetweenLayersIsReproducibleAndTrainingOnly) {
     EXPECT_EQ(s, miopenStatusSuccess);
     const auto want = ref::rnn_forward({2, H, L, false, false, true}, I, batch,
                                        {x.begin(), x.end()}, {}, {}, {wv.begin(), wv.end()});
-    return std::make_pair(y, ref::rms_range(want.y, {y.begin(), y.end()}));
+    return std::make_pair(y, ref::relative_rms(want.y, {y.begin(), y.end()}));
   };
   const auto a = run(0.5f, true), b = run(0.5f, true);
   EXPECT_EQ(a.first, b.first) << "same seed, same dropout masks";
@@ -414,10 +414,10 @@ TEST_P(RnnGradient, MatchesFiniteDifferences) {
   const auto rb =
       ref::rnn_backward(rc, I, c.batch, X, HX, lstm ? CX : V{}, W, V(gy.begin(), gy.end()),
                         V(ghy.begin(), ghy.end()), lstm ? V(gcy.begin(), gcy.end()) : V{});
-  EXPECT_LT(ref::rms_range(rb.dx, V(dx.begin(), dx.end())), 1e-5) << "dx vs reference";
-  EXPECT_LT(ref::rms_range(rb.dhx, V(dhx.begin(), dhx.end())), 1e-5) << "dhx vs reference";
-  if (lstm) EXPECT_LT(ref::rms_range(rb.dcx, V(dcx.begin(), dcx.end())), 1e-5) << "dcx";
-  EXPECT_LT(ref::rms_range(rb.dw, V(dw.begin(), dw.end())), 1e-5) << "dw vs reference";
+  EXPECT_LT(ref::relative_rms(rb.dx, V(dx.begin(), dx.end())), 1e-5) << "dx vs reference";
+  EXPECT_LT(ref::relative_rms(rb.dhx, V(dhx.begin(), dhx.end())), 1e-5) << "dhx vs reference";
+  if (lstm) EXPECT_LT(ref::relative_rms(rb.dcx, V(dcx.begin(), dcx.end())), 1e-5) << "dcx";
+  EXPECT_LT(ref::relative_rms(rb.dw, V(dw.begin(), dw.end())), 1e-5) << "dw vs reference";
   check(X, dx, "dx");
   check(HX, dhx, "dhx");
   if (lstm) check(CX, dcx, "dcx");
