@@ -1,15 +1,18 @@
 // The CPU kernels under the solvers, alone, for every instruction set this CPU supports:
 // every SGEMM tile shape and entry point (packed B, offset B, row-offset A, packed A) on every
-// edge size
-// against a double-accumulating loop, and the blocked transpose on odd sizes.
+// edge size against a double-accumulating loop, the blocked transpose on odd sizes, the RNN gate
+// loops against double math and the RNN step GEMM's grouped panels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "backend/cpu/kernels/gemm_tile.hpp"
+#include "backend/cpu/kernels/rnn_gates.hpp"
 #include "backend/cpu/kernels/transpose.hpp"
+#include "backend/cpu/rnn/rnn_gemm.hpp"
 #include "common_test_util.hpp"
 #include "core/cpu_isa.hpp"
 
@@ -121,6 +124,97 @@ TEST_P(CpuKernels, TransposeOddSizes) {
         ASSERT_EQ(dst[j * ldd + i], i < rows ? src[i * lds + j] : -7.0f)
             << rows << "x" << cols << " at " << j << "," << i;
   }
+}
+
+// The RNN gate loops against double math on values from deep saturation to zero, on vector
+// bodies and remainders, with NaN propagating.
+TEST_P(CpuKernels, RnnGateLoopsMatchDoubleMath) {
+  const unsigned seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_trace(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> wide(-12.0f, 12.0f);
+  const RnnGateOps& ops = rnn_gate_ops(GetParam());
+  // Sums in float as the kernels form them: only the functions' error is measured.
+  auto sig = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  for (long H : {1L, 7L, 16L, 33L, 48L}) {
+    auto fill = [&](size_t count) {
+      std::vector<float> v(count);
+      for (float& e : v)
+        e = wide(rng);
+      return v;
+    };
+    std::vector<float> g = fill(4 * H), hp = fill(4 * H), cprev = fill(H);
+    g[0] = 95.0f;                                        // beyond the exponential's clamp
+    hp[H] = -1e30f;                                      // f saturates to 0
+    g[2 * H + H - 1] = 1e-6f, hp[2 * H + H - 1] = 0.0f;  // tiny: relative accuracy near 0
+    const std::vector<float> g0 = g;
+    std::vector<float> c(H, NAN), h(H, NAN);
+    ops.lstm(g.data(), hp.data(), cprev.data(), c.data(), h.data(), H);
+    for (long j = 0; j < H; ++j) {
+      const double i = sig(double(g0[j] + hp[j])), f = sig(double(g0[H + j] + hp[H + j]));
+      const double o = sig(double(g0[2 * H + j] + hp[2 * H + j]));
+      const double gg = std::tanh(double(g0[3 * H + j] + hp[3 * H + j]));
+      const double cc = f * cprev[j] + i * gg;
+      EXPECT_NEAR(c[j], cc, 1e-6 * (1 + std::fabs(cc))) << "lstm c, H " << H << " j " << j;
+      EXPECT_NEAR(h[j], o * std::tanh(cc), 1e-6) << "lstm h, H " << H << " j " << j;
+      EXPECT_NEAR(g[j], i, 1e-6 * i + 1e-30);
+      EXPECT_NEAR(g[2 * H + j], o, 1e-6 * o + 1e-30);
+      EXPECT_NEAR(g[3 * H + j], gg, 1e-6 * std::fabs(gg) + 1e-30);
+    }
+    g = g0;
+    std::vector<float> hn(H, NAN);
+    ops.gru(g.data(), hp.data(), cprev.data(), hn.data(), h.data(), H);
+    for (long j = 0; j < H; ++j) {
+      const double z = sig(double(g0[j] + hp[j])), r = sig(double(g0[H + j] + hp[H + j]));
+      const double nn = std::tanh(double(g0[2 * H + j] + r * hp[2 * H + j]));
+      EXPECT_EQ(hn[j], hp[2 * H + j]);
+      EXPECT_NEAR(h[j], (1 - z) * nn + z * cprev[j], 2e-6 * (1 + std::fabs(cprev[j])))
+          << "gru h, H " << H << " j " << j;
+    }
+    for (bool relu : {false, true}) {
+      g = g0;
+      ops.vanilla(g.data(), hp.data(), h.data(), H, relu);
+      for (long j = 0; j < H; ++j) {
+        const double p = double(g0[j] + hp[j]);
+        EXPECT_NEAR(h[j], relu ? std::max(p, 0.0) : std::tanh(p), 1e-6 * (1 + std::fabs(p)));
+      }
+    }
+  }
+  // NaN in, NaN out (IEEE propagation: the clamps must not swallow it).
+  std::vector<float> g(4, NAN), hp(4, 0.0f), cp(1, 0.0f), c(1), h(1);
+  ops.lstm(g.data(), hp.data(), cp.data(), c.data(), h.data(), 1);
+  EXPECT_TRUE(std::isnan(c[0]) && std::isnan(h[0]));
+}
+
+// The RNN step GEMM on packed panels (W^T or W), accumulating or not, on edge sizes.
+TEST_P(CpuKernels, RnnPackedGemmMatchesReference) {
+  const unsigned seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_trace(seed));
+  std::mt19937 rng(seed);
+  struct Case {
+    int M, K, N;
+  };
+  for (const Case& t : {Case{1, 5, 7}, Case{16, 64, 1024}, Case{13, 33, 150}, Case{37, 600, 96}})
+    for (bool transposed : {true, false})
+      for (bool accumulate : {false, true}) {
+        const long lda = t.K + 3, ldc = t.N + 5;
+        const auto a = random_floats(static_cast<size_t>(t.M * lda), rng);
+        const auto w = random_floats(static_cast<size_t>(t.N) * t.K, rng);
+        std::vector<float> store(PackedGemmB::storage_floats(t.K, t.N) + 16);
+        const PackedGemmB b(GetParam(), w.data(), transposed ? t.K : t.N, t.K, t.N, transposed,
+                            store.data() + 1);
+        const auto c0 = random_floats(static_cast<size_t>(t.M * ldc), rng);
+        std::vector<float> c = c0;
+        b.multiply(a.data(), lda, t.M, c.data(), ldc, accumulate, 2);
+        for (int i = 0; i < t.M; ++i)
+          for (int j = 0; j < t.N; ++j) {
+            double want = accumulate ? c0[i * ldc + j] : 0.0;
+            for (int k = 0; k < t.K; ++k)
+              want += double(a[i * lda + k]) * (transposed ? w[static_cast<size_t>(j) * t.K + k]
+                                                           : w[static_cast<size_t>(k) * t.N + j]);
+            ASSERT_NEAR(c[i * ldc + j], want, 1e-4) << t.M << "x" << t.N << "x" << t.K;
+          }
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, CpuKernels,
