@@ -4,7 +4,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS MIOpen EXPORT miopen-targets
+install(TARGETS MIOpen anydnn_af EXPORT miopen-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -18,6 +18,9 @@ install(FILES
   ${CMAKE_BINARY_DIR}/include/miopen/version.h
   ${CMAKE_BINARY_DIR}/include/miopen/config.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/miopen)
+install(FILES ${PROJECT_SOURCE_DIR}/include/anydnn/convolve2nn.h
+  ${PROJECT_SOURCE_DIR}/include/anydnn/convolve2nn.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/anydnn)
 install(TARGETS MIOpenDriver RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The library finds OpenBLAS through an absolute path; keep that path in the installed RUNPATH.
