@@ -7,6 +7,7 @@
 #include "bn_driver.hpp"
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"
+#include "decode_main.hpp"
 #include "rnn_driver.hpp"
 
 namespace {
@@ -14,12 +15,15 @@ namespace {
 void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
-               "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnn_seq\n";
+               "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnn_seq\n"
+               "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // decode prints a table, not a run: no echo.
+  if (argc >= 2 && std::string(argv[1]) == "decode") return anydnn::driver::run_decode(argc, argv);
   // MIOpenDriver echoes its command line first; logs and scripts rely on it.
   std::cout << "MIOpenDriver";
   for (int i = 1; i < argc; ++i)

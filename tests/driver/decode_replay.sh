@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# End to end: anydnn's own API-call logs (two processes writing one file at once, lines
+# interleaved) and an RNN command line -> MIOpenDriver decode -> the expected commands with
+# counts -> decode --replay runs each with -V 1 -t 1 and every one verifies.
+set -euo pipefail
+drv=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export MIOPEN_USER_DB_PATH=$tmp/db
+log=$tmp/log
+MIOPEN_ENABLE_LOGGING=1 MIOPEN_ENABLE_LOGGING_MPMT=1 "$drv" conv -n 2 -c 4 -H 9 -W 9 -k 6 -y 3 \
+  -x 3 -p 1 -q 1 -u 2 -v 2 -g 2 -V 0 -i 2 > /dev/null 2>> "$log" &
+MIOPEN_ENABLE_LOGGING=1 MIOPEN_ENABLE_LOGGING_MPMT=1 "$drv" bnorm -n 2 -c 3 -H 5 -W 5 -m 1 \
+  --forw 1 -b 0 -s 1 -r 1 -V 0 > /dev/null 2>> "$log" &
+wait
+MIOPEN_ENABLE_LOGGING_CMD=1 "$drv" rnn -n 4,3 -W 6 -H 8 -l 1 -m lstm -k 2 -F 1 -V 0 2>> "$log" \
+  > /dev/null
+printf 'some unrelated line\n}\n= =\n' >> "$log"
+
+"$drv" decode "$log" > "$tmp/decoded"
+cat "$tmp/decoded"
+expect() {
+  grep -qF -- "$1" "$tmp/decoded" || { echo "missing: $1"; exit 1; }
+}
+conv="conv -n 2 -c 4 -H 9 -W 9 -k 6 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 --in_layout NCHW --fil_layout NCHW --out_layout NCHW -m conv -g 2"
+for f in 1 2 4; do expect "$conv -F $f"; done
+expect "bnorm -n 2 -c 3 -H 5 -W 5 -m 1 --forw 1 -b 0 -s 1 -r 1 --layout NCHW"
+expect "rnn -n 4,3 -W 6 -H 8 -l 1 -b 0 -m lstm"
+# -i 2: the forward runs Find once and the forward call twice (plus a warm-up).
+grep -qE "^ +[3-9] +$conv -F 1" "$tmp/decoded" || { echo "forward count wrong"; exit 1; }
+
+"$drv" decode --replay "$log" > "$tmp/table"
+cat "$tmp/table"
+rows=$(grep '^| [a-z]' "$tmp/table" | grep -vc '^| command' || true)
+ok=$(grep -c '| yes |$' "$tmp/table" || true)
+[ "$rows" -ge 5 ] && [ "$rows" -eq "$ok" ] || { echo "replay: $ok of $rows verified"; exit 1; }
+echo "decode_replay: $rows commands decoded, replayed and verified"

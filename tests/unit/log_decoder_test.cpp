@@ -1,0 +1,227 @@
+// MIOpenDriver decode's parser (driver/log_decoder.hpp): seed 002's API-call blocks verbatim,
+// MIOpen's current block format with interleaved threads, 3-D, groups, transpose, NHWC, the
+// command lines of every family with MIOpen's quirks (BN -s/-r swap, RNN -t 1, fp16 bases),
+// de-duplication, and garbage that must be skipped with a warning.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "log_decoder.hpp"
+#include "log_replay.hpp"
+
+namespace anydnn::driver {
+namespace {
+
+DecodeResult decode(const std::string& text, LogSource src = LogSource::Auto) {
+  LogDecoder d(src);
+  d.feed_text(text);
+  return d.finish();
+}
+
+const char* kSeed002Forward =
+    R"(miopenStatus_t miopenConvolutionForward(miopenHandle_t, const void*, miopenTensorDescriptor_t, const void*, miopenTensorDescriptor_t, const void*, miopenConvolutionDescriptor_t, miopenConvFwdAlgorithm_t, const void*, miopenTensorDescriptor_t, void*, void*, size_t){
+alpha = 0x7ffd8b2cdd84
+xDesc = 100, 3, 32, 32
+x = 0x7f8e22e5b410
+wDesc = 32, 3, 3, 3
+w = 0x7f8e22e5b990
+convDesc = 0, 0, 1, 1, 1, 1, 
+algo = 1
+beta = 0x7ffd8b2cdd88
+yDesc = 100, 32, 30, 30
+y = 0x7f8e22e8ff60
+workSpace = 0x7f8e22e5ac70
+workSpaceSize = 97200
+}
+)";
+
+const char* kSeed002Weights =
+    R"(miopenStatus_t miopenConvolutionBackwardWeights(miopenHandle_t, const void*, miopenTensorDescriptor_t, const void*, miopenTensorDescriptor_t, const void*, miopenConvolutionDescriptor_t, miopenConvBwdWeightsAlgorithm_t, const void*, miopenTensorDescriptor_t, void*, void*, size_t){
+alpha = 0x7ffd8b2cdd64
+dyDesc = 100, 32, 30, 30
+dy = 0x7f8e22e8fca0
+xDesc = 100, 3, 32, 32
+x = 0x7f8e22e5b410
+convDesc = 0, 0, 1, 1, 1, 1, 
+algo = 1
+beta = 0x7ffd8b2cdd68
+dwDesc = 32, 3, 3, 3
+dw = 0x7f8e22e8f9e0
+workSpace = 0x7f8e22e5a9b0
+workSpaceSize = 345600
+}
+)";
+
+const std::string kConv100 =
+    "conv -n 100 -c 3 -H 32 -W 32 -k 32 -y 3 -x 3 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 --in_layout NCHW "
+    "--fil_layout NCHW --out_layout NCHW -m conv -g 1";
+
+TEST(LogDecoder, Seed002BlocksBecomeDriverCommandsWithCounts) {
+  const auto r = decode(std::string(kSeed002Forward) + kSeed002Weights + kSeed002Forward);
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command, kConv100 + " -F 1");
+  EXPECT_EQ(r.commands[0].count, 2u);
+  EXPECT_EQ(r.commands[0].first_line, 1u);
+  EXPECT_EQ(r.commands[1].command, kConv100 + " -F 4");
+  EXPECT_EQ(r.commands[1].count, 1u);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(LogDecoder, InterleavedThreadsThreeDGroupsTransposeNhwc) {
+  const auto r = decode(
+      "[1:0xa] MIOpen(HIP): miopenStatus_t miopenFindConvolutionForwardAlgorithm(...){\n"
+      "[2:0xb] MIOpen(HIP): miopenStatus_t miopenConvolutionBackwardData(...){\n"
+      "[1:0xa] MIOpen(HIP): \txDesc = {16, 64, 28, 28}, {50176, 1, 1792, 64}, packed, \n"
+      "[2:0xb] MIOpen(HIP): \tdyDesc = {8, 32, 7, 7, 7}, {10976, 343, 49, 7, 1}, packed, \n"
+      "[1:0xa] MIOpen(HIP): \twDesc = {32, 16, 3, 3}, {144, 1, 48, 16}, packed, \n"
+      "[2:0xb] MIOpen(HIP): \twDesc = {32, 16, 3, 3, 3}, {432, 27, 9, 3, 1}, packed, \n"
+      "[1:0xa] MIOpen(HIP): \tconvDesc = conv2d, miopenConvolution, miopenPaddingDefault, {1, 1}, "
+      "{2, 2}, {1, 1}, 4, \n"
+      "[2:0xb] MIOpen(HIP): \tconvDesc = conv3d, miopenConvolution, miopenPaddingDefault, {0, 0, "
+      "0}, {1, 1, 1}, {1, 1, 1}, \n"
+      "[2:0xb] MIOpen(HIP): \tdxDesc = {8, 16, 9, 9, 9}, {11664, 729, 81, 9, 1}, packed, \n"
+      "[1:0xa] MIOpen(HIP): }\n"
+      "[2:0xb] MIOpen(HIP): }\n"
+      "MIOpen(HIP): miopenStatus_t miopenConvolutionForwardImmediate(...){\n"
+      "MIOpen(HIP): \txDesc = {2, 8, 5, 5}, {200, 25, 5, 1}, packed, \n"
+      "MIOpen(HIP): \twDesc = {8, 3, 3, 3}, {27, 9, 3, 1}, packed, \n"
+      "MIOpen(HIP): \tconvDesc = conv2d, miopenTranspose, miopenPaddingDefault, {1, 1}, {2, 2}, "
+      "{1, 1}, {1, 1}, \n"
+      "MIOpen(HIP): }\n");
+  ASSERT_EQ(r.commands.size(), 3u) << (r.warnings.empty() ? "" : r.warnings[0]);
+  EXPECT_EQ(r.commands[0].command,
+            "conv -n 16 -c 64 -H 28 -W 28 -k 32 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 "
+            "--in_layout NHWC --fil_layout NHWC --out_layout NHWC -m conv -g 4 -F 1");
+  EXPECT_EQ(r.commands[1].command,
+            "conv -n 8 -c 16 --in_d 9 -H 9 -W 9 -k 32 --fil_d 3 -y 3 -x 3 --pad_d 0 -p 0 -q 0 "
+            "--conv_stride_d 1 -u 1 -v 1 --dilation_d 1 -l 1 -j 1 --spatial_dim 3 --in_layout "
+            "NCDHW --fil_layout NCDHW --out_layout NCDHW -m conv -g 1 -F 2");
+  EXPECT_EQ(r.commands[2].command,
+            "conv -n 2 -c 8 -H 5 -W 5 -k 3 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -Y 1 -X 1 "
+            "--in_layout NCHW --fil_layout NCHW --out_layout NCHW -m trans -g 1 -F 1");
+}
+
+TEST(LogDecoder, CommandLinesOfEveryFamilyWithMIOpensQuirks) {
+  const auto r = decode(
+      // MIOpen's BN line: -s 1 printed for the running statistics -> the driver's -r 1.
+      "MIOpen(HIP): Command [LogCmdBNorm] ./bin/MIOpenDriver bnorm -n 32 -c 64 -H 56 -W 56 -m 1 "
+      "--forw 1 -b 0 -s 1 --layout NCHW\n"
+      // anydnn's BN line already means what the driver means.
+      "MIOpen(CPU): Command [LogCmdBNorm] ./bin/MIOpenDriver bnorm -n 2 -c 3 -H 4 -W 5 -m 1 "
+      "--forw 1 -b 0 -s 1 --layout NHWC\n"
+      "MIOpen(HIP): Command [LogCmdFindConvolution] ./bin/MIOpenDriver convfp16 -n 4 -c 8 -H 9 "
+      "-W 9 -k 8 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 1 -t 1\n"
+      "MIOpen(HIP): Command [LogCmdConvolution] MIOpenDriver.exe convfp16 -n 4 -c 8 -H 9 -W 9 "
+      "-k 8 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 1 -t 1\n"
+      // MIOpen echoes RNN commands on stdout without a prefix; its -t 1 is dropped.
+      "./bin/MIOpenDriver rnn -n 4,3,3,1 -W 6 -H 8 -l 2 -b 1 -m gru -p 0 -r 1 -q 0 -k 4 -c 0 -F 1 "
+      "-t 1 -w 1\n");
+  ASSERT_EQ(r.commands.size(), 4u);
+  EXPECT_EQ(r.commands[0].command,
+            "bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -r 1 --layout NCHW");
+  EXPECT_EQ(r.commands[1].command,
+            "bnorm -n 2 -c 3 -H 4 -W 5 -m 1 --forw 1 -b 0 -s 1 --layout NHWC");
+  EXPECT_EQ(r.commands[2].command,
+            "convfp16 -n 4 -c 8 -H 9 -W 9 -k 8 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 --in_layout "
+            "NCHW --fil_layout NCHW --out_layout NCHW -m conv -g 1 -F 1");
+  EXPECT_EQ(r.commands[2].count, 2u) << "Find and run lines of one call share a command";
+  EXPECT_EQ(r.commands[3].command,
+            "rnn -n 4,3,3,1 -W 6 -H 8 -l 2 -b 1 -m gru -p 0 -r 1 -q 0 -k 4 -c 0 -F 1");
+  // Forcing the source decides the BN swap for every line.
+  EXPECT_EQ(decode("Command [LogCmdBNorm] ./bin/MIOpenDriver bnorm -n 1 -c 2 -H 3 -W 4 -m 1 "
+                   "--forw 1 -b 0 -s 1 --layout NCHW",
+                   LogSource::Anydnn)
+                .commands.at(0)
+                .command,
+            "bnorm -n 1 -c 2 -H 3 -W 4 -m 1 --forw 1 -b 0 -s 1 --layout NCHW");
+}
+
+TEST(LogDecoder, BatchNormBlocksUseTheDriversMeaningOfSaveAndRun) {
+  const auto r = decode(
+      "MIOpen(CPU): miopenStatus_t miopenBatchNormalizationForwardTraining(...){\n"
+      "MIOpen(CPU): \tbn_mode = 1\n"
+      "MIOpen(CPU): \txDesc = {2, 4, 3, 3}, {36, 1, 12, 4}, packed, \n"
+      "MIOpen(CPU): \tresultRunningMean = 0x55\n"
+      "MIOpen(CPU): \tresultSaveMean = nullptr\n"
+      "MIOpen(CPU): }\n"
+      "MIOpen(CPU): miopenStatus_t miopenBatchNormalizationBackward_V2(...){\n"
+      "MIOpen(CPU): \tbn_mode = 0\n"
+      "MIOpen(CPU): \txDesc = {2, 4, 2, 3, 3}, {72, 18, 9, 3, 1}, packed, \n"
+      "MIOpen(CPU): \tsavedMean = 0x99\n"
+      "MIOpen(CPU): }\n");
+  ASSERT_EQ(r.commands.size(), 2u) << (r.warnings.empty() ? "" : r.warnings[0]);
+  EXPECT_EQ(r.commands[0].command,
+            "bnorm -n 2 -c 4 -H 3 -W 3 -m 1 --forw 1 -b 0 -r 1 --layout NHWC");
+  EXPECT_EQ(r.commands[1].command,
+            "bnorm -n 2 -c 4 -D 2 -H 3 -W 3 -m 0 --forw 0 -b 1 -s 1 --layout NCDHW");
+}
+
+TEST(LogDecoder, BlocksAreNotCountedTwiceWhenCommandLinesExist) {
+  const auto r = decode(std::string(kSeed002Forward) +
+                        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 100 "
+                        "-c 3 -H 32 -W 32 -k 32 -y 3 -x 3 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -m conv "
+                        "-g 1 -F 1 -t 1\n");
+  ASSERT_EQ(r.commands.size(), 1u);
+  EXPECT_EQ(r.commands[0].count, 1u);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.back().find("not counted"), std::string::npos);
+}
+
+TEST(LogDecoder, GarbageIsSkippedWithWarnings) {
+  const auto r = decode(
+      "MIOpenDriver conv -n $(rm -rf ~) -c 3\n"              // shell text: never replayed
+      "./bin/MIOpenDriver conv -n -5 -c 3 -H 8 -W 8 -k 4\n"  // driver rejects it
+      "./bin/MIOpenDriver frobnicate -n 3\n"                 // not a base: not a command
+      "miopenStatus_t miopenConvolutionForward(...){\n"
+      "xDesc = {2, 8, 5}, {}, packed, \n"  // 3-D tensor: unreadable
+      "wDesc = 1, 2\n"
+      "convDesc = 0, 0, 1, 1, 1, 1, \n"
+      "}\n"
+      "miopenStatus_t miopenConvolutionForward(...){\n"  // never closed
+      "this is not a name = value line\n");
+  EXPECT_TRUE(r.commands.empty());
+  EXPECT_GE(r.warnings.size(), 4u);
+  std::string all;
+  for (const auto& w : r.warnings)
+    all += w + "\n";
+  EXPECT_NE(all.find("unexpected characters"), std::string::npos) << all;
+  EXPECT_NE(all.find("never closed"), std::string::npos) << all;
+  EXPECT_NE(all.find("is not {lens}, {strides}"), std::string::npos) << all;
+  EXPECT_NE(all.find("sizes must be positive"), std::string::npos) << all;
+}
+
+TEST(LogDecoder, RandomBytesNeverCrash) {
+  std::mt19937 rng(12345);
+  const std::string alphabet = "{}, =\t\nmiopenStatus_t()MIOpen(HIP):[]0123456789-xDescconvDesc";
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    for (int i = 0; i < 2000; ++i)
+      text += alphabet[rng() % alphabet.size()];
+    LogDecoder d;
+    d.feed_text(text);
+    (void)d.finish();
+  }
+}
+
+TEST(LogReplay, ReadsTimeSolverAndVerification) {
+  const auto ok = read_replay_output(
+      "MIOpen Forward Conv. Algorithm: 3, Solution: 13/WinogradF4x3Fwd\n"
+      "GPU Kernel Time Forward Conv. Elapsed: 0.5 ms (average)\n"
+      "MIOpen Backward Data Conv. Algorithm: 1, Solution: 7/GemmBwdRest\n"
+      "GPU Kernel Time Backward Data Conv. Elapsed: 0.25 ms (average)\n"
+      "Forward Convolution Verifies OK on CPU reference (1e-08 < 1.5e-05)\n",
+      0);
+  EXPECT_DOUBLE_EQ(ok.time_ms, 0.75);
+  EXPECT_EQ(ok.solvers, "WinogradF4x3Fwd + GemmBwdRest");
+  EXPECT_EQ(ok.verified, "yes");
+  EXPECT_DOUBLE_EQ(
+      read_replay_output("GPU Kernel Min Time Forward Batch Normalization Elapsed: 0.2 ms\n", 0)
+          .time_ms,
+      0.2);
+  EXPECT_EQ(read_replay_output("Forward Convolution FAILED: 1 > 1e-5\n", 4).verified, "FAILED");
+  EXPECT_EQ(read_replay_output("MIOpenDriver: bad flag\n", 2).verified, "error (rc 2)");
+}
+
+}  // namespace
+}  // namespace anydnn::driver
