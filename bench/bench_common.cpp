@@ -1,10 +1,17 @@
 #include "bench_common.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <regex>
 
 namespace anydnn::bench {
+
+void use_bundled_opencl_runtime(const std::string& onednn_root) {
+  const std::string icd = onednn_root + "/lib/libintelocl.so";
+  if (std::filesystem::exists(icd)) setenv("OCL_ICD_FILENAMES", icd.c_str(), 0);
+}
 
 double layer_flops(const driver::ConvSpec& s) {
   double f = 2.0 * s.in_lens[0] * (static_cast<double>(s.in_lens[1]) / s.groups) * s.wei_lens[0];

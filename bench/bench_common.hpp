@@ -10,6 +10,10 @@
 
 namespace anydnn::bench {
 
+// The PyPI oneDNN runs its CPU engine through the OpenCL CPU runtime bundled in its lib/, which
+// must be named explicitly (OCL_ICD_FILENAMES, unless already set). Call before the first engine.
+void use_bundled_opencl_runtime(const std::string& onednn_root);
+
 enum class Dir { Fwd, Bwd, Wrw };
 inline const char* dir_name(Dir d) {
   return d == Dir::Fwd ? "fwd" : d == Dir::Bwd ? "bwdd" : "bwdw";

@@ -95,13 +95,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s --shapes FILE [options]\n", argv[0]);
     return 1;
   }
-  // Find measures every solver; its records go to a scratch db. The PyPI oneDNN runs its CPU
-  // engine through the bundled OpenCL CPU runtime, which must be named explicitly.
+  // Find measures every solver; its records go to a scratch db.
   setenv("MIOPEN_FIND_MODE", "NORMAL", 0);
   const auto scratch = std::filesystem::temp_directory_path() / "anydnn-bench-db";
   setenv("MIOPEN_USER_DB_PATH", scratch.c_str(), 0);
-  const std::string icd = std::string(ANYDNN_ONEDNN_ROOT) + "/lib/libintelocl.so";
-  if (std::filesystem::exists(icd)) setenv("OCL_ICD_FILENAMES", icd.c_str(), 0);
+  use_bundled_opencl_runtime(ANYDNN_ONEDNN_ROOT);
 
   auto layers = load_layers(shapes, batch);
   std::erase_if(

@@ -16,7 +16,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
@@ -261,8 +260,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  const std::string icd = std::string(ANYDNN_ONEDNN_ROOT) + "/lib/libintelocl.so";
-  if (std::filesystem::exists(icd)) setenv("OCL_ICD_FILENAMES", icd.c_str(), 0);
+  use_bundled_opencl_runtime(ANYDNN_ONEDNN_ROOT);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   const double peak = gemm_gflops(2048, 2048, 2048, 3);
   const auto v = dnnl::version();

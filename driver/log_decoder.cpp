@@ -364,7 +364,7 @@ void LogDecoder::add(const std::string& command, bool from_block, size_t line) {
     order_.push_back(command);
   }
   ++(from_block ? e.block_count : e.command_count);
-  if (!from_block) families_with_commands_[e.family] = true;
+  if (!from_block) families_with_commands_.insert(e.family);
 }
 
 void LogDecoder::feed_text(std::string_view text) {

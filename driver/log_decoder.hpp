@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,7 +62,7 @@ class LogDecoder {
   std::map<std::string, Block> open_;  // by thread prefix
   std::map<std::string, Entry> entries_;
   std::vector<std::string> order_;
-  std::map<std::string, bool> families_with_commands_;
+  std::set<std::string> families_with_commands_;
   std::vector<std::string> warnings_;
 };
 

@@ -22,16 +22,6 @@ using namespace anydnn::api;
 
 namespace {
 
-size_t type_size(miopenDataType_t t) {
-  return t == miopenHalf ? 2 : 4;
-}
-
-const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r) {
-  const RnnDescriptor& d = deref(r);
-  ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
-  return d;
-}
-
 // Input size I from a 2-D [batch, I] input descriptor.
 size_t input_size(miopenTensorDescriptor_t x, const char* name = "xDesc") {
   const TensorDescriptor& t = deref_set(x, name);
@@ -329,7 +319,7 @@ extern "C" miopenStatus_t miopenGetRNNParamsSize(miopenHandle_t handle,
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
     ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
-    out = d.param_count(input_size(xDesc)) * type_size(dtype);
+    out = d.param_count(input_size(xDesc)) * data_type_size(dtype);
   });
 }
 
@@ -360,7 +350,7 @@ extern "C" miopenStatus_t miopenGetRNNInputTensorSize(miopenHandle_t handle,
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
     const RnnShape s = shape_of(d, seqLen, xDesc);
-    out = s.rows * s.input * type_size(d.type);
+    out = s.rows * s.input * data_type_size(d.type);
   });
 }
 
@@ -375,7 +365,8 @@ extern "C" miopenStatus_t miopenGetRNNHiddenTensorSize(miopenHandle_t handle,
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
     const RnnShape s = shape_of(d, seqLen, xDesc);
-    out = static_cast<size_t>(d.layers) * d.dirs() * s.batch[0] * s.hidden() * type_size(d.type);
+    out =
+        static_cast<size_t>(d.layers) * d.dirs() * s.batch[0] * s.hidden() * data_type_size(d.type);
   });
 }
 
@@ -390,7 +381,7 @@ extern "C" miopenStatus_t miopenGetRNNLayerParamSize(miopenHandle_t handle,
     const RnnDescriptor& d = set_rnn(rnnDesc);
     size_t rows = 0, cols = 0;
     d.param_offset(layer, paramID, input_size(xDesc), &rows, &cols);
-    out = rows * cols * type_size(d.type);
+    out = rows * cols * data_type_size(d.type);
   });
 }
 
@@ -403,7 +394,7 @@ extern "C" miopenStatus_t miopenGetRNNLayerBiasSize(miopenHandle_t handle,
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
     d.check_param_id(layer, biasID, true);
-    out = static_cast<size_t>(d.hidden) * type_size(d.type);
+    out = static_cast<size_t>(d.hidden) * data_type_size(d.type);
   });
 }
 
@@ -424,6 +415,20 @@ size_t layer_piece(const RnnDescriptor& d, int layer, miopenTensorDescriptor_t x
   return off;
 }
 
+// Descriptor and offset (elements into the packed weights) of one matrix or bias.
+miopenStatus_t piece_offset(const Config& cfg, const char* fn, miopenRNNDescriptor_t rnnDesc,
+                            int layer, miopenTensorDescriptor_t xDesc, int id,
+                            miopenTensorDescriptor_t pieceDesc, size_t* offset, bool bias) {
+  return guard(cfg, fn, [&] {
+    const RnnDescriptor& d = set_rnn(rnnDesc);
+    TensorDescriptor& out = deref(pieceDesc, bias ? "biasDesc" : "paramDesc");
+    TensorDescriptor desc;
+    const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
+    out = desc;
+    if (offset) *offset = off;
+  });
+}
+
 miopenStatus_t get_piece(const char* fn, miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc,
                          int layer, miopenTensorDescriptor_t xDesc, miopenTensorDescriptor_t wDesc,
                          const void* w, int id, miopenTensorDescriptor_t pieceDesc, void* piece,
@@ -440,7 +445,7 @@ miopenStatus_t get_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
     out = desc;
     if (piece != nullptr) {
       ANYDNN_CHECK_BADPARM(w != nullptr, "w is a null pointer");
-      const size_t ts = type_size(d.type);
+      const size_t ts = data_type_size(d.type);
       std::memcpy(piece, static_cast<const char*>(w) + off * ts, desc.element_count() * ts);
     }
   });
@@ -464,7 +469,7 @@ miopenStatus_t set_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
     ANYDNN_CHECK_BADPARM(wd.element_count() >= off + desc.element_count(),
                          "wDesc is too small for this RNN");
     ANYDNN_CHECK_BADPARM(w != nullptr && piece != nullptr, "w and the source must not be null");
-    const size_t ts = type_size(d.type);
+    const size_t ts = data_type_size(d.type);
     std::memcpy(static_cast<char*>(w) + off * ts, piece, desc.element_count() * ts);
   });
 }
@@ -520,14 +525,8 @@ extern "C" miopenStatus_t miopenGetRNNLayerParamOffset(
     const int paramID, miopenTensorDescriptor_t paramDesc, size_t* layerParamOffset) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, rnnDesc, layer, xDesc, paramID, paramDesc, layerParamOffset);
-  return guard(cfg, __func__, [&] {
-    const RnnDescriptor& d = set_rnn(rnnDesc);
-    TensorDescriptor& out = deref(paramDesc, "paramDesc");
-    TensorDescriptor desc;
-    const size_t off = layer_piece(d, layer, xDesc, paramID, false, desc);
-    out = desc;
-    if (layerParamOffset) *layerParamOffset = off;
-  });
+  return piece_offset(cfg, __func__, rnnDesc, layer, xDesc, paramID, paramDesc, layerParamOffset,
+                      false);
 }
 
 extern "C" miopenStatus_t miopenGetRNNLayerBiasOffset(
@@ -535,14 +534,8 @@ extern "C" miopenStatus_t miopenGetRNNLayerBiasOffset(
     const int biasID, miopenTensorDescriptor_t biasDesc, size_t* layerBiasOffset) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, rnnDesc, layer, xDesc, biasID, biasDesc, layerBiasOffset);
-  return guard(cfg, __func__, [&] {
-    const RnnDescriptor& d = set_rnn(rnnDesc);
-    TensorDescriptor& out = deref(biasDesc, "biasDesc");
-    TensorDescriptor desc;
-    const size_t off = layer_piece(d, layer, xDesc, biasID, true, desc);
-    out = desc;
-    if (layerBiasOffset) *layerBiasOffset = off;
-  });
+  return piece_offset(cfg, __func__, rnnDesc, layer, xDesc, biasID, biasDesc, layerBiasOffset,
+                      true);
 }
 
 extern "C" miopenStatus_t miopenRNNForwardTraining(

@@ -16,6 +16,12 @@ const DropoutDescriptor& dropout_of(const RnnDescriptor& d) {
 
 }  // namespace
 
+const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r) {
+  const RnnDescriptor& d = deref(r);
+  ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+  return d;
+}
+
 void attach_forward_space(const RnnDescriptor& d, const RnnShape& s, bool training, void* workspace,
                           void* reserve, RnnForwardBuffers& b) {
   auto* store = static_cast<uint8_t*>(training ? reserve : workspace);

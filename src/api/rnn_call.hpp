@@ -3,11 +3,16 @@
 // and the dropout settings of the RNN's dropout descriptor.
 #pragma once
 
+#include <miopen/miopen.h>
+
 #include "core/rnn_descriptor.hpp"
 #include "rnn/rnn_buffers.hpp"
 #include "rnn/rnn_shape.hpp"
 
 namespace anydnn::api {
+
+// The RNN descriptor behind a handle, BadParm unless it has been set.
+const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r);
 
 // Sets b.store, b.masks, b.temp and the dropout fields; in training, advances the dropout
 // generator when the descriptor asks for state evolution.

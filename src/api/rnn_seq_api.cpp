@@ -216,8 +216,7 @@ extern "C" miopenStatus_t miopenGetRNNTempSpaceSizes(
                  reserveSpaceSize);
   return guard(config_of(handle), __func__, [&] {
     deref(handle);
-    const RnnDescriptor& d = deref(rnnDesc);
-    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
     const SeqPlan p = plan(d, set_seq(xDesc, "xDesc"));
     const bool training = raw_enum(fwdMode) == miopenRNNTraining;
     if (workSpaceSize) *workSpaceSize = p.legacy_ws + p.staging_floats * sizeof(float);
@@ -236,8 +235,7 @@ extern "C" miopenStatus_t miopenRNNForward(
                  reserveSpaceNumBytes);
   return guard(config_of(handle), __func__, [&] {
     Handle& h = deref(handle);
-    const RnnDescriptor& d = deref(rnnDesc);
-    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
     const long long mode = raw_enum(fwdMode);
     ANYDNN_CHECK_BADPARM(mode == miopenRNNTraining || mode == miopenRNNInference,
                          "fwdMode " << mode << " is not a miopenRNNFWDMode_t");
@@ -291,8 +289,7 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
                  reserveSpace, reserveSpaceNumBytes);
   return guard(config_of(handle), __func__, [&] {
     Handle& h = deref(handle);
-    const RnnDescriptor& d = deref(rnnDesc);
-    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
     const SeqTensorDescriptor& xs = set_seq(xDesc, "xDesc");
     const SeqTensorDescriptor& ys = set_seq(yDesc, "yDesc");
     check_y(d, xs, ys);
@@ -345,8 +342,7 @@ extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
                  weightSpaceSize, workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes);
   return guard(config_of(handle), __func__, [&] {
     Handle& h = deref(handle);
-    const RnnDescriptor& d = deref(rnnDesc);
-    ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
+    const RnnDescriptor& d = set_rnn(rnnDesc);
     const SeqTensorDescriptor& xs = set_seq(xDesc, "xDesc");
     check_y(d, xs, set_seq(yDesc, "yDesc"));
     const SeqPlan p = plan(d, xs);

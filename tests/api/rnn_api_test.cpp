@@ -123,6 +123,45 @@ std::string name(const Case& c) {
   return n + (c.states ? "_states" : "_nostates");
 }
 
+// One Case's RNN (hidden size H, input size I) through the API: descriptors for every step,
+// the state and weight descriptors, and the workspace / reserve sizes.
+struct CaseRnn {
+  Handle hd;
+  Rnn r;
+  int T = 0, B0 = 0, D = 1;
+  size_t rows = 0, wbytes = 0, ws = 0, rs = 0;
+  std::vector<Tensor> xs, ys;
+  std::vector<miopenTensorDescriptor_t> xd, yd;
+  Tensor hdesc, w;
+  void init(const Case& c, int H, int I) {
+    D = c.bi ? 2 : 1;
+    ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,
+                                     c.bi ? miopenRNNbidirection : miopenRNNunidirection,
+                                     static_cast<miopenRNNMode_t>(c.mode),
+                                     c.bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault,
+                                     miopenFloat),
+              miopenStatusSuccess);
+    T = static_cast<int>(c.batch.size());
+    xs.reserve(T);
+    ys.reserve(T);
+    for (size_t b : c.batch) {
+      xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), I});
+      ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), D * H});
+      xd.push_back(xs.back());
+      yd.push_back(ys.back());
+      rows += b;
+    }
+    B0 = static_cast<int>(c.batch[0]);
+    const std::vector<int> state = {c.layers * D, B0, H};
+    ASSERT_EQ(miopenSetTensorDescriptor(hdesc, miopenFloat, 3, state.data(), nullptr),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
+    ASSERT_EQ(miopenGetTensorNumBytes(w, &wbytes), miopenStatusSuccess);
+    ASSERT_EQ(miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws), miopenStatusSuccess);
+    ASSERT_EQ(miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs), miopenStatusSuccess);
+  }
+};
+
 class RnnForward : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RnnForward, MatchesReference) {
@@ -131,40 +170,15 @@ TEST_P(RnnForward, MatchesReference) {
   SCOPED_TRACE(seed_trace(seed));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  const int H = 6;
-  const int I = c.skip ? H : 5;
-  const int D = c.bi ? 2 : 1;
-  Handle hd;
-  Rnn r;
-  ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,
-                                   c.bi ? miopenRNNbidirection : miopenRNNunidirection,
-                                   static_cast<miopenRNNMode_t>(c.mode),
-                                   c.bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault,
-                                   miopenFloat),
-            miopenStatusSuccess);
-  const int T = static_cast<int>(c.batch.size());
-  std::vector<Tensor> xs, ys;
-  xs.reserve(T);
-  ys.reserve(T);
-  size_t rows = 0;
-  for (size_t b : c.batch) {
-    xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), I});
-    ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), D * H});
-    rows += b;
-  }
-  std::vector<miopenTensorDescriptor_t> xd, yd;
-  for (int t = 0; t < T; ++t) {
-    xd.push_back(xs[t]);
-    yd.push_back(ys[t]);
-  }
-  const int B0 = static_cast<int>(c.batch[0]);
-  Tensor hdesc(miopenFloat, {c.layers * D, B0, H});
-  Tensor w;
-  ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
-  size_t wbytes = 0, ws = 0, rs = 0;
-  miopenGetTensorNumBytes(w, &wbytes);
-  ASSERT_EQ(miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws), miopenStatusSuccess);
-  ASSERT_EQ(miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs), miopenStatusSuccess);
+  const int H = 6, I = c.skip ? H : 5;
+  CaseRnn k;
+  ASSERT_NO_FATAL_FAILURE(k.init(c, H, I));
+  const Handle& hd = k.hd;
+  const Rnn& r = k.r;
+  const Tensor &hdesc = k.hdesc, &w = k.w;
+  const auto &xd = k.xd, &yd = k.yd;
+  const int T = k.T, B0 = k.B0, D = k.D;
+  const size_t rows = k.rows, wbytes = k.wbytes, ws = k.ws, rs = k.rs;
   auto random = [&](size_t n) {
     std::vector<float> v(n);
     for (auto& e : v)
@@ -325,38 +339,15 @@ TEST_P(RnnGradient, MatchesFiniteDifferences) {
   SCOPED_TRACE(seed_trace(seed));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  const int H = 5, I = c.skip ? H : 4, D = c.bi ? 2 : 1;
-  Handle hd;
-  Rnn r;
-  ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,
-                                   c.bi ? miopenRNNbidirection : miopenRNNunidirection,
-                                   static_cast<miopenRNNMode_t>(c.mode),
-                                   c.bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault,
-                                   miopenFloat),
-            miopenStatusSuccess);
-  const int T = static_cast<int>(c.batch.size());
-  std::vector<Tensor> xs, ys;
-  xs.reserve(T);
-  ys.reserve(T);
-  size_t rows = 0;
-  for (size_t bsz : c.batch) {
-    xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(bsz), I});
-    ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(bsz), D * H});
-    rows += bsz;
-  }
-  std::vector<miopenTensorDescriptor_t> xd, yd;
-  for (int t = 0; t < T; ++t) {
-    xd.push_back(xs[t]);
-    yd.push_back(ys[t]);
-  }
-  const int B0 = static_cast<int>(c.batch[0]);
-  Tensor hdesc(miopenFloat, {c.layers * D, B0, H});
-  Tensor w;
-  ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
-  size_t wbytes = 0, ws = 0, rs = 0;
-  miopenGetTensorNumBytes(w, &wbytes);
-  miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws);
-  miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs);
+  const int H = 5, I = c.skip ? H : 4;
+  CaseRnn k;
+  ASSERT_NO_FATAL_FAILURE(k.init(c, H, I));
+  const Handle& hd = k.hd;
+  const Rnn& r = k.r;
+  const Tensor &hdesc = k.hdesc, &w = k.w;
+  const auto &xd = k.xd, &yd = k.yd;
+  const int T = k.T, B0 = k.B0, D = k.D;
+  const size_t rows = k.rows, wbytes = k.wbytes, ws = k.ws, rs = k.rs;
   auto random = [&](size_t n) {
     std::vector<float> v(n);
     for (auto& e : v)
