@@ -7,16 +7,20 @@
 // DeepBench's layers use skip input; oneDNN has no skip mode, so both libraries run the
 // linear-input layer (W x_t included) with W = H. oneDNN's GRU is `lbr_gru` (reset gate after
 // the hidden product, MIOpen's and cuDNN's formula); its weights take oneDNN's preferred layout
-// (reorders untimed) and it always carries a bias. Also printed: the rate of the hidden GEMM
+// (reorders untimed) and it always carries a bias. The two libraries run alternately, call by
+// call, and each figure is the median of its calls. Also printed: the rate of the hidden GEMM
 // our step runs (N x H times H x G*H on W_h^T packed once) against the 2048^3 SGEMM rate.
 #include <cblas.h>
 #include <miopen/miopen.h>
 #include <omp.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <sstream>
@@ -75,7 +79,13 @@ struct Times {
   double fwd = 0, bwd = 0;
 };
 
-Times run_onednn(const Shape& s, dnnl::engine& eng, int reps) {
+// One library's layer, ready to run: forward training, then backward (data + weights), each
+// call complete when it returns. The closures own everything they use.
+struct Case {
+  std::function<void()> fwd, bwd;
+};
+
+Case onednn_case(const Shape& s, dnnl::engine& eng) {
   using tag = memory::format_tag;
   const auto f32 = memory::data_type::f32;
   const long T = s.T, N = s.N, H = s.H, G = gates(s.mode);
@@ -86,8 +96,14 @@ Times run_onednn(const Shape& s, dnnl::engine& eng, int reps) {
   const memory::desc bias({1, 1, Gb, H}, f32, tag::ldgo);
   const auto dir = dnnl::rnn_direction::unidirectional_left2right;
   const auto train = dnnl::prop_kind::forward_training, back = dnnl::prop_kind::backward;
-  dnnl::stream st(eng);
-  std::unordered_map<int, memory> mem;
+  struct State {
+    dnnl::stream st;
+    std::unordered_map<int, memory> mem, fwd_args, bwd_args;
+    dnnl::primitive fwd, bwd;
+  };
+  auto state = std::make_shared<State>();
+  state->st = dnnl::stream(eng);
+  auto& mem = state->mem;
   auto bind = [&](const dnnl::primitive_desc_base& pd, std::initializer_list<int> args) {
     std::unordered_map<int, memory> a;
     for (int arg : args) {
@@ -115,28 +131,24 @@ Times run_onednn(const Shape& s, dnnl::engine& eng, int reps) {
       DNNL_ARG_DIFF_SRC_ITER_C, DNNL_ARG_DIFF_WEIGHTS_LAYER, DNNL_ARG_DIFF_WEIGHTS_ITER,
       DNNL_ARG_DIFF_BIAS,       DNNL_ARG_DIFF_DST_LAYER,     DNNL_ARG_DIFF_DST_ITER,
       DNNL_ARG_DIFF_DST_ITER_C};
-  Times t;
-  auto time = [&](dnnl::primitive p, const std::unordered_map<int, memory>& a) {
-    return median_ms(
-        [&] {
-          p.execute(st, a);
-          st.wait();
-        },
-        reps);
+  auto set = [&](dnnl::primitive f, const dnnl::primitive_desc_base& fpd, dnnl::primitive b,
+                 const dnnl::primitive_desc_base& bpd) {
+    state->fwd = f;
+    state->bwd = b;
+    state->fwd_args = bind(fpd, fwd_args);
+    state->bwd_args = bind(bpd, bwd_args);
   };
   if (s.mode == "lstm") {
     dnnl::lstm_forward::primitive_desc f(eng, train, dir, src, iter, iter, wl, wi, bias, dst, iter,
                                          iter);
     dnnl::lstm_backward::primitive_desc b(eng, back, dir, src, iter, iter, wl, wi, bias, dst, iter,
                                           iter, src, iter, iter, wl, wi, bias, dst, iter, iter, f);
-    t.fwd = time(dnnl::lstm_forward(f), bind(f, fwd_args));
-    t.bwd = time(dnnl::lstm_backward(b), bind(b, bwd_args));
+    set(dnnl::lstm_forward(f), f, dnnl::lstm_backward(b), b);
   } else if (s.mode == "gru") {
     dnnl::lbr_gru_forward::primitive_desc f(eng, train, dir, src, iter, wl, wi, bias, dst, iter);
     dnnl::lbr_gru_backward::primitive_desc b(eng, back, dir, src, iter, wl, wi, bias, dst, iter,
                                              src, iter, wl, wi, bias, dst, iter, f);
-    t.fwd = time(dnnl::lbr_gru_forward(f), bind(f, fwd_args));
-    t.bwd = time(dnnl::lbr_gru_backward(b), bind(b, bwd_args));
+    set(dnnl::lbr_gru_forward(f), f, dnnl::lbr_gru_backward(b), b);
   } else {
     const auto act =
         s.mode == "relu" ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_tanh;
@@ -144,37 +156,54 @@ Times run_onednn(const Shape& s, dnnl::engine& eng, int reps) {
                                                 iter);
     dnnl::vanilla_rnn_backward::primitive_desc b(eng, back, act, dir, src, iter, wl, wi, bias, dst,
                                                  iter, src, iter, wl, wi, bias, dst, iter, f);
-    t.fwd = time(dnnl::vanilla_rnn_forward(f), bind(f, fwd_args));
-    t.bwd = time(dnnl::vanilla_rnn_backward(b), bind(b, bwd_args));
+    set(dnnl::vanilla_rnn_forward(f), f, dnnl::vanilla_rnn_backward(b), b);
   }
-  return t;
+  return {[state] {
+            state->fwd.execute(state->st, state->fwd_args);
+            state->st.wait();
+          },
+          [state] {
+            state->bwd.execute(state->st, state->bwd_args);
+            state->st.wait();
+          }};
 }
 
-Times run_anydnn(const Shape& s, int reps) {
+Case anydnn_case(const Shape& s) {
   const int H = s.H, N = s.N, T = s.T;
-  miopenHandle_t h;
-  miopenCreate(&h);
-  miopenRNNDescriptor_t r;
-  miopenCreateRNNDescriptor(&r);
+  struct State {
+    miopenHandle_t h = nullptr;
+    miopenRNNDescriptor_t r = nullptr;
+    miopenTensorDescriptor_t x = nullptr, hd = nullptr, w = nullptr;
+    std::vector<miopenTensorDescriptor_t> xd;
+    std::vector<float> xv, wv, hx, dy, yv, hy, cy, dx, dhx, dcx, dw;
+    std::vector<uint8_t> wsb, rsb;
+    ~State() {
+      for (auto d : {x, hd, w})
+        miopenDestroyTensorDescriptor(d);
+      miopenDestroyRNNDescriptor(r);
+      miopenDestroy(h);
+    }
+  };
+  auto st = std::make_shared<State>();
+  miopenCreate(&st->h);
+  miopenCreateRNNDescriptor(&st->r);
   const miopenRNNMode_t mode = s.mode == "lstm"   ? miopenLSTM
                                : s.mode == "gru"  ? miopenGRU
                                : s.mode == "relu" ? miopenRNNRELU
                                                   : miopenRNNTANH;
-  miopenSetRNNDescriptor(r, H, 1, miopenRNNlinear, miopenRNNunidirection, mode, miopenRNNNoBias,
+  miopenSetRNNDescriptor(st->r, H, 1, miopenRNNlinear, miopenRNNunidirection, mode, miopenRNNNoBias,
                          miopenRNNdefault, miopenFloat);
-  miopenTensorDescriptor_t x, y, hd, w;
-  for (auto* d : {&x, &y, &hd, &w})
+  for (auto* d : {&st->x, &st->hd, &st->w})
     miopenCreateTensorDescriptor(d);
   int xl[2] = {N, H}, hl[3] = {1, N, H};
-  miopenSetTensorDescriptor(x, miopenFloat, 2, xl, nullptr);
-  miopenSetTensorDescriptor(y, miopenFloat, 2, xl, nullptr);
-  miopenSetTensorDescriptor(hd, miopenFloat, 3, hl, nullptr);
-  std::vector<miopenTensorDescriptor_t> xd(T, x), yd(T, y);
-  miopenGetRNNParamsDescriptor(h, r, x, w, miopenFloat);
+  miopenSetTensorDescriptor(st->x, miopenFloat, 2, xl, nullptr);
+  miopenSetTensorDescriptor(st->hd, miopenFloat, 3, hl, nullptr);
+  st->xd.assign(T, st->x);
+  miopenGetRNNParamsDescriptor(st->h, st->r, st->x, st->w, miopenFloat);
   size_t wb = 0, ws = 0, rs = 0;
-  miopenGetTensorNumBytes(w, &wb);
-  miopenGetRNNWorkspaceSize(h, r, T, xd.data(), &ws);
-  miopenGetRNNTrainingReserveSize(h, r, T, xd.data(), &rs);
+  miopenGetTensorNumBytes(st->w, &wb);
+  miopenGetRNNWorkspaceSize(st->h, st->r, T, st->xd.data(), &ws);
+  miopenGetRNNTrainingReserveSize(st->h, st->r, T, st->xd.data(), &rs);
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-0.1f, 0.1f);
   auto rnd = [&](size_t n) {
@@ -183,35 +212,58 @@ Times run_anydnn(const Shape& s, int reps) {
       e = u(rng);
     return v;
   };
-  const size_t rows = static_cast<size_t>(N) * T;
-  auto xv = rnd(rows * H), wv = rnd(wb / 4), hx = rnd(static_cast<size_t>(N) * H),
-       dy = rnd(rows * H);
-  std::vector<float> yv(rows * H), hy(N * H), cy(N * H), dx(rows * H), dhx(N * H), dcx(N * H),
-      dw(wv.size());
-  std::vector<uint8_t> wsb(ws), rsb(rs);
-  Times t;
-  t.fwd = median_ms(
-      [&] {
-        miopenRNNForwardTraining(h, r, T, xd.data(), xv.data(), hd, hx.data(), hd, hx.data(), w,
-                                 wv.data(), yd.data(), yv.data(), hd, hy.data(), hd, cy.data(),
-                                 wsb.data(), ws, rsb.data(), rs);
-      },
-      reps);
-  t.bwd = median_ms(
-      [&] {
-        miopenRNNBackwardData(h, r, T, yd.data(), yv.data(), yd.data(), dy.data(), hd, nullptr, hd,
-                              nullptr, w, wv.data(), hd, hx.data(), hd, hx.data(), xd.data(),
-                              dx.data(), hd, dhx.data(), hd, dcx.data(), wsb.data(), ws, rsb.data(),
-                              rs);
-        miopenRNNBackwardWeights(h, r, T, xd.data(), xv.data(), hd, hx.data(), yd.data(), yv.data(),
-                                 w, dw.data(), wsb.data(), ws, rsb.data(), rs);
-      },
-      reps);
-  for (auto d : {x, y, hd, w})
-    miopenDestroyTensorDescriptor(d);
-  miopenDestroyRNNDescriptor(r);
-  miopenDestroy(h);
-  return t;
+  const size_t rows = static_cast<size_t>(N) * T, states = static_cast<size_t>(N) * H;
+  st->xv = rnd(rows * H);
+  st->wv = rnd(wb / 4);
+  st->hx = rnd(states);
+  st->dy = rnd(rows * H);
+  for (auto* v : {&st->yv, &st->dx})
+    v->resize(rows * H);
+  for (auto* v : {&st->hy, &st->cy, &st->dhx, &st->dcx})
+    v->resize(states);
+  st->dw.resize(st->wv.size());
+  st->wsb.resize(ws);
+  st->rsb.resize(rs);
+  auto fwd = [st, T] {
+    State& a = *st;
+    miopenRNNForwardTraining(a.h, a.r, T, a.xd.data(), a.xv.data(), a.hd, a.hx.data(), a.hd,
+                             a.hx.data(), a.w, a.wv.data(), a.xd.data(), a.yv.data(), a.hd,
+                             a.hy.data(), a.hd, a.cy.data(), a.wsb.data(), a.wsb.size(),
+                             a.rsb.data(), a.rsb.size());
+  };
+  auto bwd = [st, T] {
+    State& a = *st;
+    miopenRNNBackwardData(a.h, a.r, T, a.xd.data(), a.yv.data(), a.xd.data(), a.dy.data(), a.hd,
+                          nullptr, a.hd, nullptr, a.w, a.wv.data(), a.hd, a.hx.data(), a.hd,
+                          a.hx.data(), a.xd.data(), a.dx.data(), a.hd, a.dhx.data(), a.hd,
+                          a.dcx.data(), a.wsb.data(), a.wsb.size(), a.rsb.data(), a.rsb.size());
+    miopenRNNBackwardWeights(a.h, a.r, T, a.xd.data(), a.xv.data(), a.hd, a.hx.data(), a.xd.data(),
+                             a.yv.data(), a.w, a.dw.data(), a.wsb.data(), a.wsb.size(),
+                             a.rsb.data(), a.rsb.size());
+  };
+  return {fwd, bwd};
+}
+
+// Medians of `reps` rounds after one warm-up round; each round runs both libraries, forward
+// then backward, alternating, so that slow phases of a shared machine hit both alike.
+std::pair<Times, Times> time_pair(Case& a, Case& o, int reps) {
+  auto once = [](const std::function<void()>& f) {
+    const auto s = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+  };
+  std::vector<double> t[4];
+  for (int r = 0; r <= std::max(1, reps); ++r) {
+    const double v[4] = {once(a.fwd), once(o.fwd), once(a.bwd), once(o.bwd)};
+    if (r > 0)
+      for (int i = 0; i < 4; ++i)
+        t[i].push_back(v[i]);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return {{median(t[0]), median(t[2])}, {median(t[1]), median(t[3])}};
 }
 
 double gemm_gflops(int m, int n, int k, int reps) {
@@ -276,7 +328,8 @@ int main(int argc, char** argv) {
         "layer,mode,anydnn_fwd_ms,onednn_fwd_ms,anydnn_bwd_ms,onednn_bwd_ms,hidden_gemm_pct\n");
   std::unordered_map<std::string, Times> ours, peer;
   for (const Shape& s : load(shapes, filter)) {
-    const Times a = run_anydnn(s, reps), o = run_onednn(s, eng, reps);
+    Case ca = anydnn_case(s), co = onednn_case(s, eng);
+    const auto [a, o] = time_pair(ca, co, reps);
     const double hg = step_gemm_gflops(s.N, gates(s.mode) * s.H, s.H, reps) / peak * 100.0;
     char name[64];
     std::snprintf(name, sizeof name, "%s h%d n%d t%d", s.mode.c_str(), s.H, s.N, s.T);

@@ -73,24 +73,33 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, CpuIsa isa, int 
         const bool has_prev = dir == 0 ? t > 0 : t + 1 < T;
         const size_t from_prev = has_prev ? std::min(Bt, s.batch[dir == 0 ? t - 1 : t + 1]) : 0;
         const size_t pr0 = has_prev ? s.row_start[dir == 0 ? t - 1 : t + 1] : 0;
-        for (size_t bi = 0; bi < Bt; ++bi) {
-          const float* src =
-              bi < from_prev ? out + (pr0 + bi) * ldo + dir * H : (hx ? hx + bi * H : nullptr);
-          if (src)
-            std::memcpy(hprev + bi * H, src, H * sizeof(float));
-          else
-            std::memset(hprev + bi * H, 0, H * sizeof(float));
+        // Where every row continues the previous step the state is read in place from its
+        // output rows; otherwise the rows are gathered (the rest from hx, or zeros).
+        const float* hp_rows = hprev;
+        size_t hp_ld = H;
+        if (from_prev == Bt) {
+          hp_rows = out + pr0 * ldo + dir * H;
+          hp_ld = ldo;
+        } else {
+          for (size_t bi = 0; bi < Bt; ++bi) {
+            const float* src =
+                bi < from_prev ? out + (pr0 + bi) * ldo + dir * H : (hx ? hx + bi * H : nullptr);
+            if (src)
+              std::memcpy(hprev + bi * H, src, H * sizeof(float));
+            else
+              std::memset(hprev + bi * H, 0, H * sizeof(float));
+          }
         }
         // Hidden projection (with the hidden bias): hid = h_prev * W_h^T + b_h.
-        whp.multiply(hprev, static_cast<long>(H), static_cast<int>(Bt), hid, static_cast<long>(GH),
-                     false, threads);
+        whp.multiply(hp_rows, static_cast<long>(hp_ld), static_cast<int>(Bt), hid,
+                     static_cast<long>(GH), false, threads);
         const long n = static_cast<long>(Bt);
 #pragma omp parallel for num_threads(threads) if (Bt * GH > 16384)
         for (long bi = 0; bi < n; ++bi) {
           float* g = gates + (r0 + bi) * GH;
           float* hp = hid + bi * GH;
           float* h = out + (r0 + bi) * ldo + dir * H;
-          const float* hprv = hprev + bi * H;
+          const float* hprv = hp_rows + bi * hp_ld;
           if (bx)
             for (size_t j = 0; j < GH; ++j)
               g[j] += bx[j];

@@ -49,6 +49,12 @@ PackedGemmB::PackedGemmB(CpuIsa isa, const float* src, long ld, int K, int N, bo
 
 void PackedGemmB::multiply(const float* a, long lda, int M, float* c, long ldc, bool accumulate,
                            int threads) const {
+  const APiece whole{a, lda, 0, K_};
+  multiply(&whole, 1, M, c, ldc, accumulate, threads);
+}
+
+void PackedGemmB::multiply(const APiece* pieces, int count, int M, float* c, long ldc,
+                           bool accumulate, int threads) const {
   if (M <= 0 || N_ <= 0) return;
   const int nr = tile_.nr, mr = tile_.mr;
   const int row_blocks = (M + mr - 1) / mr;
@@ -59,11 +65,19 @@ void PackedGemmB::multiply(const float* a, long lda, int M, float* c, long ldc, 
     const int i0 = rb * mr, m = std::min(mr, M - i0);
     const int j0 = p * nr, n = std::min(nr, N_ - j0);
     const float* panel = data_ + static_cast<size_t>(p) * K_ * nr;
-    for (int k0 = 0; k0 < K_; k0 += kc_) {
-      const int kc = std::min(kc_, K_ - k0);
-      tile_.fn(kc, a + i0 * lda + k0, lda, panel + static_cast<size_t>(k0) * nr, c + i0 * ldc + j0,
-               ldc, m, n, accumulate || k0 > 0);
+    bool acc = accumulate;
+    for (int pi = 0; pi < count; ++pi) {
+      const APiece& piece = pieces[pi];
+      for (int k0 = piece.k_begin; k0 < piece.k_end; k0 += kc_) {
+        const int kc = std::min(kc_, piece.k_end - k0);
+        tile_.fn(kc, piece.a + i0 * piece.lda + (k0 - piece.k_begin), piece.lda,
+                 panel + static_cast<size_t>(k0) * nr, c + i0 * ldc + j0, ldc, m, n, acc);
+        acc = true;
+      }
     }
+    if (!acc)  // no columns at all: C = 0 (or unchanged when accumulating)
+      for (int i = 0; i < m; ++i)
+        std::fill_n(c + (i0 + i) * ldc + j0, n, 0.0f);
   }
 }
 

@@ -22,6 +22,16 @@ class PackedGemmB {
   // C = A * B (or C += A * B), A(i, k) = a[i * lda + k], C(i, j) = c[i * ldc + j].
   void multiply(const float* a, long lda, int M, float* c, long ldc, bool accumulate,
                 int threads) const;
+  // The same product with A split by columns into pieces read from different arrays: piece i
+  // supplies A's columns [k_begin, k_end) as a(row, k) = a[row * lda + k - k_begin]. GRU's
+  // backward uses it to take the n-gate columns from their own array instead of copying.
+  struct APiece {
+    const float* a;
+    long lda;
+    int k_begin, k_end;
+  };
+  void multiply(const APiece* pieces, int count, int M, float* c, long ldc, bool accumulate,
+                int threads) const;
 
  private:
   GemmTileShape tile_;
