@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conv_driver.hpp"  // exit codes
+#include "host_buffer.hpp"
 #include "input_flags.hpp"
 #include "rnn_reference.hpp"
 #include "verify.hpp"
@@ -20,7 +21,10 @@ namespace anydnn::driver {
 
 namespace {
 
-constexpr double kTolerance = 1e-6;  // MIOpen's rms tolerance for fp32 RNNs
+// MIOpen's rms tolerances for RNNs: fp32 1e-6, fp16 5e-2.
+double tolerance(miopenDataType_t t) {
+  return t == miopenHalf ? 5e-2 : 1e-6;
+}
 
 }  // namespace
 
@@ -45,7 +49,7 @@ void add_rnn_flags(InputFlags& f) {
   f.add("use_padding", 'q', "0", "Padded sequences (1: not supported)");
   f.add("rnnalgo", 'a', "0", "RNN algorithm (0 default, 1 fundamental)");
   f.add("fwdtype", 'c', "0", "Forward training (0) or inference (1)");
-  f.add("datatype", 'f', "1", "Data type (1 float)");
+  f.add("datatype", 'f', "1", "Data type (1; the base picks it: rnn fp32, rnnfp16 fp16)");
   f.add("use_dropout", 'U', "0", "Dropout between layers (1)");
   f.add("dropout", 'P', "0.0", "Dropout rate", T::String);
   f.add("seed_low", 'L', "0", "Dropout seed, low 32 bits");
@@ -54,9 +58,23 @@ void add_rnn_flags(InputFlags& f) {
 
 namespace {
 
-bool check(const char* what, const std::vector<double>& want, const std::vector<float>& got) {
-  const double err = ref::rms_range(want, std::vector<double>(got.begin(), got.end()));
-  if (!(err <= kTolerance)) {
+// One tensor's host storage in the call's data type (fp32 or fp16).
+HostTensor host(miopenDataType_t type, size_t n) {
+  HostTensor t;
+  t.type = type;
+  t.bytes.assign(n * (type == miopenHalf ? 2 : 4), 0);
+  return t;
+}
+std::vector<double> values(const HostTensor& t) {
+  std::vector<double> v(t.elements());
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = t.get(i);
+  return v;
+}
+
+bool check(const char* what, const std::vector<double>& want, const HostTensor& got) {
+  const double err = ref::rms_range(want, values(got));
+  if (!(err <= tolerance(got.type))) {
     std::cout << what << " FAILED: " << err << std::endl;
     return false;
   }
@@ -65,6 +83,7 @@ bool check(const char* what, const std::vector<double>& want, const std::vector<
 }
 
 struct Owned {
+  miopenDataType_t type = miopenFloat;
   miopenHandle_t h = nullptr;
   miopenRNNDescriptor_t rnn = nullptr;
   miopenDropoutDescriptor_t drop = nullptr;
@@ -79,7 +98,7 @@ struct Owned {
   miopenTensorDescriptor_t tensor(std::vector<int> lens) {
     miopenTensorDescriptor_t t;
     miopenCreateTensorDescriptor(&t);
-    miopenSetTensorDescriptor(t, miopenFloat, static_cast<int>(lens.size()), lens.data(), nullptr);
+    miopenSetTensorDescriptor(t, type, static_cast<int>(lens.size()), lens.data(), nullptr);
     tensors.push_back(t);
     return t;
   }
@@ -100,7 +119,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     flags.print_usage(std::cout, base);
     return 0;
   }
-  if (base != "rnn") return fail("fp16 RNN kernels are not implemented yet (use rnn)");
+  const miopenDataType_t type = base == "rnnfp16" ? miopenHalf : miopenFloat;
   const std::string mode_s = flags.get_str("mode");
   const int mode = mode_s == "relu"   ? 0
                    : mode_s == "tanh" ? 1
@@ -142,6 +161,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   std::mt19937 rng(seed);
 
   Owned o;
+  o.type = type;
   if (miopenCreate(&o.h) != miopenStatusSuccess) return miopenStatusNotInitialized;
   if (timing) miopenEnableProfiling(o.h, true);
   miopenCreateRNNDescriptor(&o.rnn);
@@ -158,17 +178,17 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     rc = miopenSetDropoutDescriptor(o.drop, o.h, std::stof(flags.get_str("dropout")), states.data(),
                                     n, dseed, false, false, MIOPEN_RNG_PSEUDO_XORWOW);
     if (rc != miopenStatusSuccess) return rc;
-    rc = miopenSetRNNDescriptor_V2(
-        o.rnn, H, L, o.drop, skip ? miopenRNNskip : miopenRNNlinear,
-        bi ? miopenRNNbidirection : miopenRNNunidirection, static_cast<miopenRNNMode_t>(mode),
-        bias ? miopenRNNwithBias : miopenRNNNoBias,
-        static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), miopenFloat);
+    rc = miopenSetRNNDescriptor_V2(o.rnn, H, L, o.drop, skip ? miopenRNNskip : miopenRNNlinear,
+                                   bi ? miopenRNNbidirection : miopenRNNunidirection,
+                                   static_cast<miopenRNNMode_t>(mode),
+                                   bias ? miopenRNNwithBias : miopenRNNNoBias,
+                                   static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), type);
   } else {
-    rc = miopenSetRNNDescriptor(
-        o.rnn, H, L, skip ? miopenRNNskip : miopenRNNlinear,
-        bi ? miopenRNNbidirection : miopenRNNunidirection, static_cast<miopenRNNMode_t>(mode),
-        bias ? miopenRNNwithBias : miopenRNNNoBias,
-        static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), miopenFloat);
+    rc = miopenSetRNNDescriptor(o.rnn, H, L, skip ? miopenRNNskip : miopenRNNlinear,
+                                bi ? miopenRNNbidirection : miopenRNNunidirection,
+                                static_cast<miopenRNNMode_t>(mode),
+                                bias ? miopenRNNwithBias : miopenRNNNoBias,
+                                static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), type);
   }
   if (rc != miopenStatusSuccess) return rc;
   std::vector<miopenTensorDescriptor_t> xd, yd;
@@ -184,7 +204,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   miopenCreateTensorDescriptor(&wdesc);
   o.tensors.push_back(wdesc);
   size_t wbytes = 0, ws = 0, rs = 0;
-  if ((rc = miopenGetRNNParamsDescriptor(o.h, o.rnn, xd[0], wdesc, miopenFloat)) ||
+  if ((rc = miopenGetRNNParamsDescriptor(o.h, o.rnn, xd[0], wdesc, type)) ||
       (rc = miopenGetTensorNumBytes(wdesc, &wbytes)) ||
       (rc = miopenGetRNNWorkspaceSize(o.h, o.rnn, T, xd.data(), &ws)) ||
       (rc = miopenGetRNNTrainingReserveSize(o.h, o.rnn, T, xd.data(), &rs))) {
@@ -192,18 +212,25 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     return rc;
   }
   std::uniform_real_distribution<float> data(-1.0f, 1.0f), weights(-0.1f, 0.1f);
+  // Inputs are drawn in fp32 and stored in the call's type; the reference reads them back.
   auto random = [&](size_t n, std::uniform_real_distribution<float>& dist) {
-    std::vector<float> v(n);
-    for (auto& e : v)
-      e = dist(rng);
-    return v;
+    HostTensor t = host(type, n);
+    for (size_t i = 0; i < n; ++i)
+      t.set(i, dist(rng));
+    return t;
+  };
+  auto poisoned = [&](size_t n) {
+    HostTensor t = host(type, n);
+    t.poison();
+    return t;
   };
   const size_t state = static_cast<size_t>(L) * D * B0 * H;
-  const auto x = random(rows * I, data), hx = random(state, data), cx = random(state, data);
-  const auto w = random(wbytes / 4, weights);
-  const auto dy = random(rows * D * H, data), dhy = random(state, data), dcy = random(state, data);
-  std::vector<float> y(rows * D * H, NAN), hy(state, NAN), cy(state, NAN), dx(rows * I, NAN),
-      dhx(state, NAN), dcx(state, NAN), dw(w.size(), NAN);
+  auto x = random(rows * I, data), hx = random(state, data), cx = random(state, data);
+  auto w = random(wbytes / (type == miopenHalf ? 2 : 4), weights);
+  auto dy = random(rows * D * H, data), dhy = random(state, data), dcy = random(state, data);
+  auto y = poisoned(rows * D * H), hy = poisoned(state), cy = poisoned(state),
+       dx = poisoned(rows * I), dhx = poisoned(state), dcx = poisoned(state),
+       dw = poisoned(w.elements());
   std::vector<uint8_t> wsb(ws), rsb(rs);
 
   auto timed = [&](const char* label, auto&& call) -> miopenStatus_t {
@@ -241,8 +268,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   const bool verify = flags.get_int("verify") != 0;
   const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
   using V = std::vector<double>;
-  const V X(x.begin(), x.end()), HX(hx.begin(), hx.end()), CX(cx.begin(), cx.end()),
-      W(w.begin(), w.end());
+  const V X = values(x), HX = values(hx), CX = values(cx), W = values(w);
   const bool lstm = mode == 2;
   bool ok = true;
   const bool dropped = dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f;
@@ -295,9 +321,8 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
       std::cout << "Backward RNN verification skipped: the reference does not model dropout masks"
                 << std::endl;
     } else if (verify) {
-      const auto b =
-          ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, V(dy.begin(), dy.end()),
-                            V(dhy.begin(), dhy.end()), lstm ? V(dcy.begin(), dcy.end()) : V{});
+      const auto b = ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, values(dy),
+                                       values(dhy), lstm ? values(dcy) : V{});
       if (run_bwd) {
         ok = check("Backward RNN Data", b.dx, dx) && ok;
         ok = check("initial hidden state", b.dhx, dhx) && ok;

@@ -15,12 +15,18 @@
 #include "backend/backend.hpp"
 #include "core/data_type.hpp"
 #include "rnn/rnn_buffers.hpp"
+#include "rnn/rnn_half_staging.hpp"
 #include "rnn/rnn_shape.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
 
 namespace {
+
+// Values of one hx / cx / hy / ... tensor: layers * directions x batch x hidden.
+size_t state_count(const RnnDescriptor& d, const RnnShape& s) {
+  return static_cast<size_t>(d.layers) * d.dirs() * s.batch[0] * s.hidden();
+}
 
 // Input size I from a 2-D [batch, I] input descriptor.
 size_t input_size(miopenTensorDescriptor_t x, const char* name = "xDesc") {
@@ -125,9 +131,6 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
   return guard(cfg, fn, [&] {
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    ANYDNN_CHECK(
-        d.type == miopenFloat, miopenStatusNotImplemented,
-        "RNN kernels are fp32 only so far (rnnDesc data type " << data_type_name(d.type) << ")");
     const RnnShape s = shape_of(d, seq_len, xDesc);
     check_outputs(d, s, yDesc);
     check_weights(d, s, wDesc, "wDesc");
@@ -148,17 +151,23 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
                                                      << s.reserve_bytes() << " bytes needed");
     log_rnn_command(cfg, d, s, 1, !training);
     RnnForwardBuffers b;
-    b.x = static_cast<const float*>(x);
-    b.hx = static_cast<const float*>(hx);
-    b.cx = d.mode == miopenLSTM ? static_cast<const float*>(cx) : nullptr;
-    b.w = static_cast<const float*>(w);
-    b.y = static_cast<float*>(y);
-    b.hy = static_cast<float*>(hy);
-    b.cy = d.mode == miopenLSTM ? static_cast<float*>(cy) : nullptr;
+    const bool lstm = d.mode == miopenLSTM;
+    const size_t state = state_count(d, s);
+    RnnHalfStaging io(s, workspace, on_host(h), h.config().num_threads);
+    b.x = io.in(x, s.rows * s.input);
+    b.hx = io.in(hx, state);
+    b.cx = lstm ? io.in(cx, state) : nullptr;
+    b.w = io.in(w, d.param_count(s.input));
+    b.y = io.out(y, s.rows * s.out_width());
+    b.hy = io.out(hy, state);
+    b.cy = lstm ? io.out(cy, state) : nullptr;
     // Training keeps the activations in the reserve for the backward passes; inference uses
     // the same layout at the front of the workspace.
     attach_forward_space(d, s, training, workspace, reserve, b);
-    h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_forward(s, b); }));
+    h.record_kernel_time(h.backend().run_timed([&] {
+      h.backend().rnn_forward(s, b);
+      io.finish();
+    }));
   });
 }
 
@@ -574,9 +583,6 @@ RnnShape backward_setup(const RnnDescriptor& d, int seq_len, const miopenTensorD
                         const miopenTensorDescriptor_t* yDesc, miopenTensorDescriptor_t wDesc,
                         miopenTensorDescriptor_t hxDesc, void* workspace, size_t ws_bytes,
                         const void* reserve, size_t reserve_bytes, RnnBackwardBuffers& b) {
-  ANYDNN_CHECK(
-      d.type == miopenFloat, miopenStatusNotImplemented,
-      "RNN kernels are fp32 only so far (rnnDesc data type " << data_type_name(d.type) << ")");
   RnnShape s = shape_of(d, seq_len, xDesc);
   check_outputs(d, s, yDesc);
   check_weights(d, s, wDesc, "weight descriptor");
@@ -625,16 +631,22 @@ extern "C" miopenStatus_t miopenRNNBackwardData(
                          "dy, dx and w must not be null pointers");
     (void)y;  // the reserve holds everything the gradients need
     log_rnn_command(h.config(), d, s, 2, false);
-    b.w = static_cast<const float*>(w);
-    b.hx = static_cast<const float*>(hx);
-    b.cx = d.mode == miopenLSTM ? static_cast<const float*>(cx) : nullptr;
-    b.dy = static_cast<const float*>(dy);
-    b.dhy = static_cast<const float*>(dhy);
-    b.dcy = d.mode == miopenLSTM ? static_cast<const float*>(dcy) : nullptr;
-    b.dx = static_cast<float*>(dx);
-    b.dhx = static_cast<float*>(dhx);
-    b.dcx = d.mode == miopenLSTM ? static_cast<float*>(dcx) : nullptr;
-    h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_backward_data(s, b); }));
+    const bool lstm = d.mode == miopenLSTM;
+    const size_t state = state_count(d, s);
+    RnnHalfStaging io(s, workSpace, on_host(h), h.config().num_threads);
+    b.w = io.in(w, d.param_count(s.input));
+    b.hx = io.in(hx, state);
+    b.cx = lstm ? io.in(cx, state) : nullptr;
+    b.dy = io.in(dy, s.rows * s.out_width());
+    b.dhy = io.in(dhy, state);
+    b.dcy = lstm ? io.in(dcy, state) : nullptr;
+    b.dx = io.out(dx, s.rows * s.input);
+    b.dhx = io.out(dhx, state);
+    b.dcx = lstm ? io.out(dcx, state) : nullptr;
+    h.record_kernel_time(h.backend().run_timed([&] {
+      h.backend().rnn_backward_data(s, b);
+      io.finish();
+    }));
   });
 }
 
@@ -655,9 +667,13 @@ extern "C" miopenStatus_t miopenRNNBackwardWeights(
     ANYDNN_CHECK_BADPARM(x != nullptr && dw != nullptr, "x and dw must not be null pointers");
     (void)y;
     log_rnn_command(h.config(), d, s, 4, false);
-    b.x = static_cast<const float*>(x);
-    b.hx = static_cast<const float*>(hx);
-    b.dw = static_cast<float*>(dw);
-    h.record_kernel_time(h.backend().run_timed([&] { h.backend().rnn_backward_weights(s, b); }));
+    RnnHalfStaging io(s, workSpace, on_host(h), h.config().num_threads);
+    b.x = io.in(x, s.rows * s.input);
+    b.hx = io.in(hx, state_count(d, s));
+    b.dw = io.out(dw, d.param_count(s.input));
+    h.record_kernel_time(h.backend().run_timed([&] {
+      h.backend().rnn_backward_weights(s, b);
+      io.finish();
+    }));
   });
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "api/api_objects.hpp"
+#include "backend/backend.hpp"
 
 namespace anydnn::api {
 
@@ -15,6 +16,10 @@ const DropoutDescriptor& dropout_of(const RnnDescriptor& d) {
 }
 
 }  // namespace
+
+bool on_host(Handle& h) {
+  return h.backend().kind() == BackendKind::Cpu;
+}
 
 const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r) {
   const RnnDescriptor& d = deref(r);

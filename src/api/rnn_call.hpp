@@ -5,11 +5,16 @@
 
 #include <miopen/miopen.h>
 
+#include "core/handle.hpp"
 #include "core/rnn_descriptor.hpp"
 #include "rnn/rnn_buffers.hpp"
 #include "rnn/rnn_shape.hpp"
 
 namespace anydnn::api {
+
+// Whether the handle's buffers are host memory (the CPU backend): fp16 calls convert them
+// there (RnnHalfStaging).
+bool on_host(Handle& h);
 
 // The RNN descriptor behind a handle, BadParm unless it has been set.
 const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r);

@@ -15,7 +15,10 @@
 #include "api/api_objects.hpp"
 #include "api/rnn_call.hpp"
 #include "backend/backend.hpp"
+#include "core/data_type.hpp"
+#include "core/float_types.hpp"
 #include "rnn/rnn_buffers.hpp"
+#include "rnn/rnn_half_staging.hpp"
 #include "rnn/rnn_shape.hpp"
 
 using namespace anydnn;
@@ -40,8 +43,6 @@ struct SeqPlan {
 };
 
 SeqPlan plan(const RnnDescriptor& d, const SeqTensorDescriptor& x) {
-  ANYDNN_CHECK(d.type == miopenFloat, miopenStatusNotImplemented,
-               "RNN kernels are fp32 only so far");
   ANYDNN_CHECK_BADPARM(x.type == d.type, "xDesc and rnnDesc data types differ");
   SeqPlan p;
   std::vector<int> idx(static_cast<size_t>(x.batch));
@@ -81,48 +82,73 @@ Staging staging(const SeqPlan& p, void* ws) {
   return st;
 }
 
-// Sequence tensor <-> packed rows (vec floats per row).
-void gather(const SeqTensorDescriptor& d, const SeqPlan& p, const float* src, float* rows) {
+// The caller's tensors hold fp32 or (rnnfp16) half values; the packed staging rows are fp32.
+// n values from src's element `at` into fp32, and back.
+void load(const void* src, bool half, size_t at, size_t n, float* dst) {
+  if (!half) {
+    std::memcpy(dst, static_cast<const float*>(src) + at, n * sizeof(float));
+    return;
+  }
+  const uint16_t* h = static_cast<const uint16_t*>(src) + at;
+  for (size_t i = 0; i < n; ++i)
+    dst[i] = half_to_float(h[i]);
+}
+void store(const float* src, size_t n, void* dst, bool half, size_t at) {
+  if (!half) {
+    std::memcpy(static_cast<float*>(dst) + at, src, n * sizeof(float));
+    return;
+  }
+  uint16_t* h = static_cast<uint16_t*>(dst) + at;
+  for (size_t i = 0; i < n; ++i)
+    h[i] = float_to_half(src[i]);
+}
+
+// Sequence tensor <-> packed rows (vec values per row).
+void gather(const SeqTensorDescriptor& d, const SeqPlan& p, const void* src, float* rows) {
   const RnnShape& s = p.shape;
+  const bool half = d.type == miopenHalf;
   for (size_t t = 0; t < s.steps(); ++t)
     for (size_t i = 0; i < s.batch[t]; ++i)
-      std::memcpy(rows + (s.row_start[t] + i) * d.vec,
-                  src + d.offset(p.order[i], static_cast<int>(t)), d.vec * sizeof(float));
+      load(src, half, d.offset(p.order[i], static_cast<int>(t)), d.vec,
+           rows + (s.row_start[t] + i) * d.vec);
 }
-void scatter(const SeqTensorDescriptor& d, const SeqPlan& p, const float* rows, float* dst) {
+void scatter(const SeqTensorDescriptor& d, const SeqPlan& p, const float* rows, void* dst) {
+  const bool half = d.type == miopenHalf;
   if (d.layout != miopenRNNDataSeqMajorNotPadded) {
     const float fill = d.has_marker ? d.marker : 0.0f;
-    std::fill(dst, dst + d.element_space(), fill);
+    const size_t n = d.element_space();
+    if (half)
+      std::fill_n(static_cast<uint16_t*>(dst), n, float_to_half(fill));
+    else
+      std::fill_n(static_cast<float*>(dst), n, fill);
   }
   const RnnShape& s = p.shape;
   for (size_t t = 0; t < s.steps(); ++t)
     for (size_t i = 0; i < s.batch[t]; ++i)
-      std::memcpy(dst + d.offset(p.order[i], static_cast<int>(t)),
-                  rows + (s.row_start[t] + i) * d.vec, d.vec * sizeof(float));
+      store(rows + (s.row_start[t] + i) * d.vec, d.vec, dst, half,
+            d.offset(p.order[i], static_cast<int>(t)));
 }
 
 // [L*D, batch, H] in the caller's sequence order <-> [L*D, B_0, H] in sorted order.
-void permute_in(const RnnDescriptor& d, const SeqPlan& p, int batch, const float* src, float* dst) {
+void permute_in(const RnnDescriptor& d, const SeqPlan& p, int batch, const void* src, float* dst) {
   const size_t H = d.hidden, B0 = p.order.size();
+  const bool half = d.type == miopenHalf;
   for (size_t st = 0; st < static_cast<size_t>(d.layers) * d.dirs(); ++st)
     for (size_t i = 0; i < B0; ++i)
-      std::memcpy(dst + (st * B0 + i) * H, src + (st * batch + p.order[i]) * H, H * sizeof(float));
+      load(src, half, (st * batch + p.order[i]) * H, H, dst + (st * B0 + i) * H);
 }
 // Sequences of length 0 keep `fallback` (their initial state / incoming gradient), or 0.
 void permute_out(const RnnDescriptor& d, const SeqPlan& p, int batch, const float* src,
-                 const float* fallback, float* dst) {
+                 const void* fallback, void* dst) {
   const size_t H = d.hidden, B0 = p.order.size(), layers = static_cast<size_t>(d.layers) * d.dirs();
-  for (size_t st = 0; st < layers; ++st)
-    for (int b = 0; b < batch; ++b) {
-      float* out = dst + (st * batch + b) * H;
-      if (fallback)
-        std::memcpy(out, fallback + (st * batch + b) * H, H * sizeof(float));
-      else
-        std::memset(out, 0, H * sizeof(float));
-    }
+  const size_t esize = d.type == miopenHalf ? 2 : 4, n = layers * batch * H;
+  if (fallback)
+    std::memcpy(dst, fallback, n * esize);
+  else
+    std::memset(dst, 0, n * esize);  // +0.0 in both types
   for (size_t st = 0; st < layers; ++st)
     for (size_t i = 0; i < B0; ++i)
-      std::memcpy(dst + (st * batch + p.order[i]) * H, src + (st * B0 + i) * H, H * sizeof(float));
+      store(src + (st * B0 + i) * H, H, dst, d.type == miopenHalf, (st * batch + p.order[i]) * H);
 }
 
 void check_state(const RnnDescriptor& d, const SeqTensorDescriptor& x, miopenTensorDescriptor_t h,
@@ -141,10 +167,9 @@ void check_y(const RnnDescriptor& d, const SeqTensorDescriptor& x, const SeqTens
 
 void check_sizes(const SeqPlan& p, const RnnDescriptor& d, size_t wbytes, size_t ws_bytes,
                  const void* ws, size_t rs_bytes, const void* rs, bool need_reserve) {
-  ANYDNN_CHECK_BADPARM(wbytes >= d.param_count(p.shape.input) * sizeof(float),
-                       "weightSpaceSize = " << wbytes << " is below the "
-                                            << d.param_count(p.shape.input) * sizeof(float)
-                                            << " bytes of the weights");
+  const size_t wneed = d.param_count(p.shape.input) * data_type_size(d.type);
+  ANYDNN_CHECK_BADPARM(wbytes >= wneed, "weightSpaceSize = " << wbytes << " is below the " << wneed
+                                                             << " bytes of the weights");
   const size_t need = p.legacy_ws + p.staging_floats * sizeof(float);
   ANYDNN_CHECK_BADPARM(
       ws != nullptr && ws_bytes >= need,
@@ -205,7 +230,14 @@ extern "C" miopenStatus_t miopenGetRNNDataSeqTensorDescriptor(
     if (sequenceLenArray)
       for (int i = 0; i < std::min(sequenceLenArrayLimit, d.batch); ++i)
         sequenceLenArray[i] = d.lens[i];
-    if (paddingMarker && d.has_marker) std::memcpy(paddingMarker, &d.marker, sizeof(float));
+    if (paddingMarker && d.has_marker) {
+      if (d.type == miopenHalf) {
+        const uint16_t h = float_to_half(d.marker);
+        std::memcpy(paddingMarker, &h, sizeof h);
+      } else {
+        std::memcpy(paddingMarker, &d.marker, sizeof(float));
+      }
+    }
   });
 }
 
@@ -252,27 +284,24 @@ extern "C" miopenStatus_t miopenRNNForward(
     check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
                 reserveSpace, training);
     const Staging st = staging(p, workSpace);
-    gather(xs, p, static_cast<const float*>(x), st.x);
-    if (hx) permute_in(d, p, xs.batch, static_cast<const float*>(hx), st.s[0]);
-    if (lstm && cx) permute_in(d, p, xs.batch, static_cast<const float*>(cx), st.s[1]);
+    gather(xs, p, x, st.x);
+    if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
+    if (lstm && cx) permute_in(d, p, xs.batch, cx, st.s[1]);
+    RnnHalfStaging io(p.shape, workSpace, on_host(h), h.config().num_threads);
     RnnForwardBuffers b;
     b.x = st.x;
     b.hx = hx ? st.s[0] : nullptr;
     b.cx = lstm && cx ? st.s[1] : nullptr;
-    b.w = static_cast<const float*>(w);
+    b.w = io.in(w, d.param_count(p.shape.input));
     b.y = st.y;
     b.hy = st.s[2];
     b.cy = lstm ? st.s[3] : nullptr;
     attach_forward_space(d, p.shape, training, workSpace, reserveSpace, b);
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().rnn_forward(p.shape, b);
-      scatter(ys, p, st.y, static_cast<float*>(y));
-      if (hy)
-        permute_out(d, p, xs.batch, st.s[2], static_cast<const float*>(hx),
-                    static_cast<float*>(hy));
-      if (lstm && cy)
-        permute_out(d, p, xs.batch, st.s[3], static_cast<const float*>(cx),
-                    static_cast<float*>(cy));
+      scatter(ys, p, st.y, y);
+      if (hy) permute_out(d, p, xs.batch, st.s[2], hx, hy);
+      if (lstm && cy) permute_out(d, p, xs.batch, st.s[3], cx, cy);
     }));
   });
 }
@@ -303,17 +332,18 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
                 reserveSpace, true);
     (void)y;
     const Staging st = staging(p, workSpace);
-    gather(ys, p, static_cast<const float*>(dy), st.y);
-    if (hx) permute_in(d, p, xs.batch, static_cast<const float*>(hx), st.s[0]);
-    if (lstm && cx) permute_in(d, p, xs.batch, static_cast<const float*>(cx), st.s[1]);
-    if (dhy) permute_in(d, p, xs.batch, static_cast<const float*>(dhy), st.s[2]);
-    if (lstm && dcy) permute_in(d, p, xs.batch, static_cast<const float*>(dcy), st.s[3]);
+    gather(ys, p, dy, st.y);
+    if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
+    if (lstm && cx) permute_in(d, p, xs.batch, cx, st.s[1]);
+    if (dhy) permute_in(d, p, xs.batch, dhy, st.s[2]);
+    if (lstm && dcy) permute_in(d, p, xs.batch, dcy, st.s[3]);
     RnnBackwardBuffers b;
     b.hx = hx ? st.s[0] : nullptr;
     b.cx = lstm && cx ? st.s[1] : nullptr;
     b.dhy = dhy ? st.s[2] : nullptr;
     b.dcy = lstm && dcy ? st.s[3] : nullptr;
-    b.w = static_cast<const float*>(w);
+    RnnHalfStaging io(p.shape, workSpace, on_host(h), h.config().num_threads);
+    b.w = io.in(w, d.param_count(p.shape.input));
     b.dy = st.y;
     b.dx = st.x;
     b.dhx = st.s[4];
@@ -321,13 +351,9 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
     attach_backward_space(d, p.shape, workSpace, reserveSpace, b);
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().rnn_backward_data(p.shape, b);
-      scatter(xs, p, st.x, static_cast<float*>(dx));
-      if (dhx)
-        permute_out(d, p, xs.batch, st.s[4], static_cast<const float*>(dhy),
-                    static_cast<float*>(dhx));
-      if (lstm && dcx)
-        permute_out(d, p, xs.batch, st.s[5], static_cast<const float*>(dcy),
-                    static_cast<float*>(dcx));
+      scatter(xs, p, st.x, dx);
+      if (dhx) permute_out(d, p, xs.batch, st.s[4], dhy, dhx);
+      if (lstm && dcx) permute_out(d, p, xs.batch, st.s[5], dcy, dcx);
     }));
   });
 }
@@ -352,14 +378,17 @@ extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
                 reserveSpace, true);
     (void)y;
     const Staging st = staging(p, workSpace);
-    gather(xs, p, static_cast<const float*>(x), st.x);
-    if (hx) permute_in(d, p, xs.batch, static_cast<const float*>(hx), st.s[0]);
+    gather(xs, p, x, st.x);
+    if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
     RnnBackwardBuffers b;
     b.x = st.x;
     b.hx = hx ? st.s[0] : nullptr;
-    b.dw = static_cast<float*>(dw);
+    RnnHalfStaging io(p.shape, workSpace, on_host(h), h.config().num_threads);
+    b.dw = io.out(dw, d.param_count(p.shape.input));
     attach_backward_space(d, p.shape, workSpace, reserveSpace, b);
-    h.record_kernel_time(
-        h.backend().run_timed([&] { h.backend().rnn_backward_weights(p.shape, b); }));
+    h.record_kernel_time(h.backend().run_timed([&] {
+      h.backend().rnn_backward_weights(p.shape, b);
+      io.finish();
+    }));
   });
 }

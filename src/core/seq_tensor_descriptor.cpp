@@ -1,5 +1,7 @@
 #include "core/seq_tensor_descriptor.hpp"
 
+#include "core/float_types.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -40,7 +42,13 @@ void SeqTensorDescriptor::assign(long long type_raw, long long layout_raw, int m
     step_row[t + 1] = step_row[t] + running;
   }
   has_marker = padding_marker != nullptr;
+  // The marker is one value of the tensor's type (fp32 or half), kept as fp32.
   if (has_marker && type == miopenFloat) std::memcpy(&marker, padding_marker, sizeof(float));
+  if (has_marker && type == miopenHalf) {
+    uint16_t h = 0;
+    std::memcpy(&h, padding_marker, sizeof h);
+    marker = half_to_float(h);
+  }
   set = true;
 }
 

@@ -4,6 +4,7 @@
 #include "core/dropout_descriptor.hpp"
 
 #include "core/errors.hpp"
+#include "rnn/rnn_half_staging.hpp"
 
 namespace anydnn {
 
@@ -73,8 +74,11 @@ size_t RnnShape::packed_offset(int d) const {
   const size_t start = (step_offset(desc->dirs()) + 15) / 16 * 16;  // 64-byte aligned
   return start + static_cast<size_t>(d) * (packed_floats() + 16) / 16 * 16;
 }
+size_t RnnShape::staging_offset_floats() const {
+  return packed_offset(desc->dirs()) + 16;
+}
 size_t RnnShape::workspace_bytes() const {
-  return (packed_offset(desc->dirs()) + 16) * sizeof(float);
+  return (staging_offset_floats() + RnnHalfStaging::area_floats(*this)) * sizeof(float);
 }
 
 RnnShape make_rnn_shape(const RnnDescriptor& desc, size_t input, std::vector<size_t> batch) {

@@ -50,6 +50,9 @@ struct RnnShape {
   // Per direction, room for the step GEMM's packed weights (64-byte aligned).
   size_t packed_offset(int d) const;
   size_t packed_floats() const;
+  // fp16 calls: the fp32 copies of the caller's tensors, after everything else
+  // (RnnHalfStaging; the workspace size includes it).
+  size_t staging_offset_floats() const;
 };
 
 // BadParm unless the sizes describe a valid call (non-increasing batches, B_0 > 0, ...).

@@ -13,6 +13,7 @@
 
 #include "api/api_test_util.hpp"
 #include "common_test_util.hpp"
+#include "core/float_types.hpp"
 #include "rnn_reference.hpp"
 #include "verify.hpp"
 
@@ -133,29 +134,29 @@ struct CaseRnn {
   std::vector<Tensor> xs, ys;
   std::vector<miopenTensorDescriptor_t> xd, yd;
   Tensor hdesc, w;
-  void init(const Case& c, int H, int I) {
+  void init(const Case& c, int H, int I, miopenDataType_t type = miopenFloat) {
     D = c.bi ? 2 : 1;
     ASSERT_EQ(miopenSetRNNDescriptor(r, H, c.layers, c.skip ? miopenRNNskip : miopenRNNlinear,
                                      c.bi ? miopenRNNbidirection : miopenRNNunidirection,
                                      static_cast<miopenRNNMode_t>(c.mode),
                                      c.bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault,
-                                     miopenFloat),
+                                     type),
               miopenStatusSuccess);
     T = static_cast<int>(c.batch.size());
     xs.reserve(T);
     ys.reserve(T);
     for (size_t b : c.batch) {
-      xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), I});
-      ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), D * H});
+      xs.emplace_back(type, std::vector<int>{static_cast<int>(b), I});
+      ys.emplace_back(type, std::vector<int>{static_cast<int>(b), D * H});
       xd.push_back(xs.back());
       yd.push_back(ys.back());
       rows += b;
     }
     B0 = static_cast<int>(c.batch[0]);
     const std::vector<int> state = {c.layers * D, B0, H};
-    ASSERT_EQ(miopenSetTensorDescriptor(hdesc, miopenFloat, 3, state.data(), nullptr),
+    ASSERT_EQ(miopenSetTensorDescriptor(hdesc, type, 3, state.data(), nullptr),
               miopenStatusSuccess);
-    ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
+    ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, type), miopenStatusSuccess);
     ASSERT_EQ(miopenGetTensorNumBytes(w, &wbytes), miopenStatusSuccess);
     ASSERT_EQ(miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws), miopenStatusSuccess);
     ASSERT_EQ(miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs), miopenStatusSuccess);
@@ -444,6 +445,222 @@ TEST(RnnApi, ForwardRejectsBadShapes) {
   expect_failure(miopenStatusBadParm, "miopenGetRNNWorkspaceSize",
                  "input_vector size and hidden_size shoud be same",
                  [&] { return miopenGetRNNWorkspaceSize(hd, r, 1, xs, &ws); });
+}
+
+// fp16 storage (rnnfp16): every pass on half tensors against the double reference run on the
+// same half-rounded inputs. The kernels compute in fp32, so the error is the outputs' own
+// rounding (relative 2^-11) plus fp32 noise.
+class RnnHalf : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RnnHalf, MatchesReferenceOnRoundedInputs) {
+  const Case& c = GetParam();
+  const unsigned seed = fresh_seed();
+  SCOPED_TRACE(seed_trace(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  const int H = 7, I = c.skip ? H : 6;
+  CaseRnn k;
+  ASSERT_NO_FATAL_FAILURE(k.init(c, H, I, miopenHalf));
+  CaseRnn k32;  // the same RNN in fp32: fp16 needs more workspace (its fp32 staging)
+  ASSERT_NO_FATAL_FAILURE(k32.init(c, H, I));
+  EXPECT_EQ(k.wbytes * 2, k32.wbytes);
+  EXPECT_GT(k.ws, k32.ws);
+  const size_t state = static_cast<size_t>(c.layers) * k.D * k.B0 * H;
+  const size_t out_rows = k.rows * k.D * H;
+  using V = std::vector<double>;
+  // Random half tensors and their exact values.
+  auto random = [&](size_t n, V& exact) {
+    std::vector<uint16_t> h(n);
+    exact.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      h[i] = float_to_half(u(rng));
+      exact[i] = half_to_float(h[i]);
+    }
+    return h;
+  };
+  auto as_double = [](const std::vector<uint16_t>& h) {
+    V v(h.size());
+    for (size_t i = 0; i < h.size(); ++i)
+      v[i] = half_to_float(h[i]);
+    return v;
+  };
+  const bool lstm = c.mode == 2;
+  V X, HX, CX, W, GY, GHY, GCY;
+  const auto x = random(k.rows * I, X), hx = random(state, HX), cx = random(state, CX),
+             w = random(k.wbytes / 2, W), gy = random(out_rows, GY), ghy = random(state, GHY),
+             gcy = random(state, GCY);
+  const uint16_t nan_half = 0x7e00;
+  std::vector<uint16_t> y(out_rows, nan_half), hy(state, nan_half), cy(state, nan_half),
+      dx(k.rows * I, nan_half), dhx(state, nan_half), dcx(state, nan_half), dw(w.size(), nan_half);
+  std::vector<uint8_t> wsb(k.ws), rsb(k.rs);
+  const ref::RnnConfig rc{c.mode, H, c.layers, c.bi, c.skip, c.bias};
+  const auto f = ref::rnn_forward(rc, I, c.batch, X, HX, lstm ? CX : V{}, W);
+  constexpr double kTol = 3e-3;
+  ASSERT_EQ(miopenRNNForwardInference(k.hd, k.r, k.T, k.xd.data(), x.data(), k.hdesc, hx.data(),
+                                      k.hdesc, cx.data(), k.w, w.data(), k.yd.data(), y.data(),
+                                      k.hdesc, hy.data(), k.hdesc, cy.data(), wsb.data(), k.ws),
+            miopenStatusSuccess);
+  EXPECT_LT(ref::relative_rms(f.y, as_double(y)), kTol) << "inference y";
+  std::fill(y.begin(), y.end(), nan_half);
+  ASSERT_EQ(
+      miopenRNNForwardTraining(k.hd, k.r, k.T, k.xd.data(), x.data(), k.hdesc, hx.data(), k.hdesc,
+                               cx.data(), k.w, w.data(), k.yd.data(), y.data(), k.hdesc, hy.data(),
+                               k.hdesc, cy.data(), wsb.data(), k.ws, rsb.data(), k.rs),
+      miopenStatusSuccess);
+  EXPECT_LT(ref::relative_rms(f.y, as_double(y)), kTol) << "y";
+  EXPECT_LT(ref::relative_rms(f.hy, as_double(hy)), kTol) << "hy";
+  if (lstm) EXPECT_LT(ref::relative_rms(f.cy, as_double(cy)), kTol) << "cy";
+  ASSERT_EQ(
+      miopenRNNBackwardData(k.hd, k.r, k.T, k.yd.data(), y.data(), k.yd.data(), gy.data(), k.hdesc,
+                            ghy.data(), k.hdesc, gcy.data(), k.w, w.data(), k.hdesc, hx.data(),
+                            k.hdesc, cx.data(), k.xd.data(), dx.data(), k.hdesc, dhx.data(),
+                            k.hdesc, dcx.data(), wsb.data(), k.ws, rsb.data(), k.rs),
+      miopenStatusSuccess);
+  ASSERT_EQ(miopenRNNBackwardWeights(k.hd, k.r, k.T, k.xd.data(), x.data(), k.hdesc, hx.data(),
+                                     k.yd.data(), y.data(), k.w, dw.data(), wsb.data(), k.ws,
+                                     rsb.data(), k.rs),
+            miopenStatusSuccess);
+  const auto b =
+      ref::rnn_backward(rc, I, c.batch, X, HX, lstm ? CX : V{}, W, GY, GHY, lstm ? GCY : V{});
+  EXPECT_LT(ref::relative_rms(b.dx, as_double(dx)), kTol) << "dx";
+  EXPECT_LT(ref::relative_rms(b.dhx, as_double(dhx)), kTol) << "dhx";
+  if (lstm) EXPECT_LT(ref::relative_rms(b.dcx, as_double(dcx)), kTol) << "dcx";
+  EXPECT_LT(ref::relative_rms(b.dw, as_double(dw)), kTol) << "dw";
+  // A workspace sized for fp32 is too small for fp16: BadParm, not an overrun.
+  EXPECT_EQ(miopenRNNForwardInference(k.hd, k.r, k.T, k.xd.data(), x.data(), k.hdesc, hx.data(),
+                                      k.hdesc, cx.data(), k.w, w.data(), k.yd.data(), y.data(),
+                                      k.hdesc, hy.data(), k.hdesc, cy.data(), wsb.data(), k32.ws),
+            miopenStatusBadParm);
+}
+
+std::vector<Case> half_cases() {
+  std::vector<Case> v;
+  for (int mode = 0; mode < 4; ++mode) {
+    v.push_back({mode, true, false, true, 2, {4, 4, 3, 1}, true});
+    v.push_back({mode, false, true, false, 3, {3, 3}, true});
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, RnnHalf, ::testing::ValuesIn(half_cases()),
+                         [](const auto& info) { return name(info.param); });
+
+// Gradients through the dropout between layers: with the generator's state not evolving, every
+// training call draws the same masks, so the loss is a fixed function of the inputs and the
+// backward passes (which reuse the forward's masks from the reserve) must match its central
+// differences. Evaluated in fp32 through the API itself (the reference has no dropout), hence
+// the larger step and tolerance than the double-reference gradient test.
+TEST(RnnApi, GradientsThroughDropoutMatchFiniteDifferences) {
+  for (int mode : {1, 2, 3}) {
+    SCOPED_TRACE("mode " + std::to_string(mode));
+    const unsigned seed = fresh_seed();
+    SCOPED_TRACE(seed_trace(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+    Handle hd;
+    miopenDropoutDescriptor_t dd;
+    ASSERT_EQ(miopenCreateDropoutDescriptor(&dd), miopenStatusSuccess);
+    size_t sbytes = 0;
+    miopenDropoutGetStatesSize(hd, &sbytes);
+    std::vector<uint8_t> states(sbytes);
+    ASSERT_EQ(miopenSetDropoutDescriptor(dd, hd, 0.4f, states.data(), states.size(), seed, false,
+                                         false, MIOPEN_RNG_PSEUDO_XORWOW),
+              miopenStatusSuccess);
+    const int H = 6, I = 4, L = 3, D = 2, T = 3;
+    const std::vector<size_t> batch = {3, 3, 2};
+    Rnn r;
+    ASSERT_EQ(miopenSetRNNDescriptor_V2(r, H, L, dd, miopenRNNlinear, miopenRNNbidirection,
+                                        static_cast<miopenRNNMode_t>(mode), miopenRNNwithBias,
+                                        miopenRNNdefault, miopenFloat),
+              miopenStatusSuccess);
+    std::vector<Tensor> xs, ys;
+    xs.reserve(T);
+    ys.reserve(T);
+    std::vector<miopenTensorDescriptor_t> xd, yd;
+    for (size_t b : batch) {
+      xs.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), I});
+      ys.emplace_back(miopenFloat, std::vector<int>{static_cast<int>(b), D * H});
+      xd.push_back(xs.back());
+      yd.push_back(ys.back());
+    }
+    Tensor hdesc(miopenFloat, {L * D, 3, H}), w;
+    ASSERT_EQ(miopenGetRNNParamsDescriptor(hd, r, xd[0], w, miopenFloat), miopenStatusSuccess);
+    size_t wb = 0, ws = 0, rs = 0;
+    miopenGetTensorNumBytes(w, &wb);
+    miopenGetRNNWorkspaceSize(hd, r, T, xd.data(), &ws);
+    miopenGetRNNTrainingReserveSize(hd, r, T, xd.data(), &rs);
+    auto random = [&](size_t n) {
+      std::vector<float> v(n);
+      for (auto& e : v)
+        e = u(rng);
+      return v;
+    };
+    const size_t rows = 8, state = static_cast<size_t>(L) * D * 3 * H;
+    auto x = random(rows * I), hx = random(state), wv = random(wb / 4);
+    const auto gy = random(rows * D * H), ghy = random(state);
+    std::vector<float> y(rows * D * H), hy(state), cy(state), dx(rows * I, NAN), dhx(state, NAN),
+        dw(wv.size(), NAN);
+    std::vector<uint8_t> wsb(ws), rsb(rs);
+    auto forward = [&] {
+      EXPECT_EQ(miopenRNNForwardTraining(hd, r, T, xd.data(), x.data(), hdesc, hx.data(), hdesc,
+                                         nullptr, w, wv.data(), yd.data(), y.data(), hdesc,
+                                         hy.data(), hdesc, nullptr, wsb.data(), ws, rsb.data(), rs),
+                miopenStatusSuccess);
+      double l = 0;
+      for (size_t i = 0; i < y.size(); ++i)
+        l += static_cast<double>(y[i]) * gy[i];
+      for (size_t i = 0; i < hy.size(); ++i)
+        l += static_cast<double>(hy[i]) * ghy[i];
+      return l;
+    };
+    const double base = forward();
+    ASSERT_EQ(miopenRNNBackwardData(hd, r, T, yd.data(), y.data(), yd.data(), gy.data(), hdesc,
+                                    ghy.data(), hdesc, nullptr, w, wv.data(), hdesc, hx.data(),
+                                    hdesc, nullptr, xd.data(), dx.data(), hdesc, dhx.data(), hdesc,
+                                    nullptr, wsb.data(), ws, rsb.data(), rs),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenRNNBackwardWeights(hd, r, T, xd.data(), x.data(), hdesc, hx.data(), yd.data(),
+                                       y.data(), w, dw.data(), wsb.data(), ws, rsb.data(), rs),
+              miopenStatusSuccess);
+    EXPECT_EQ(forward(), base) << "the masks did not repeat: the check below would be void";
+    auto check = [&](std::vector<float>& v, const std::vector<float>& grad, const char* what,
+                     size_t lo, size_t hi) {
+      std::uniform_int_distribution<size_t> pick(lo, hi - 1);
+      for (int n = 0; n < 10; ++n) {
+        const size_t i = pick(rng);
+        const float keep = v[i], e = 2e-3f;
+        v[i] = keep + e;
+        const double up = forward();
+        v[i] = keep - e;
+        const double down = forward();
+        v[i] = keep;
+        const double num = (up - down) / (static_cast<double>(keep + e) - (keep - e));
+        EXPECT_NEAR(grad[i], num, 2e-3 + 1e-2 * std::abs(num)) << what << "[" << i << "]";
+      }
+    };
+    check(x, dx, "dx", 0, x.size());
+    check(hx, dhx, "dhx", 0, hx.size());
+    check(wv, dw, "dw", 0, wv.size());
+    // Not void: the same network at rate 0 has other gradients.
+    std::vector<float> dw_masked = dw;
+    ASSERT_EQ(miopenSetDropoutDescriptor(dd, hd, 0.0f, states.data(), states.size(), seed, false,
+                                         false, MIOPEN_RNG_PSEUDO_XORWOW),
+              miopenStatusSuccess);
+    forward();
+    ASSERT_EQ(miopenRNNBackwardData(hd, r, T, yd.data(), y.data(), yd.data(), gy.data(), hdesc,
+                                    ghy.data(), hdesc, nullptr, w, wv.data(), hdesc, hx.data(),
+                                    hdesc, nullptr, xd.data(), dx.data(), hdesc, dhx.data(), hdesc,
+                                    nullptr, wsb.data(), ws, rsb.data(), rs),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenRNNBackwardWeights(hd, r, T, xd.data(), x.data(), hdesc, hx.data(), yd.data(),
+                                       y.data(), w, dw.data(), wsb.data(), ws, rsb.data(), rs),
+              miopenStatusSuccess);
+    EXPECT_GT(ref::relative_rms(std::vector<double>(dw.begin(), dw.end()),
+                                std::vector<double>(dw_masked.begin(), dw_masked.end())),
+              1e-4)
+        << "fp32 noise is ~1e-7; the masks change the gradient by ~1e-2";
+    miopenDestroyDropoutDescriptor(dd);
+  }
 }
 
 }  // namespace

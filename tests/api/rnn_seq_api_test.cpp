@@ -5,12 +5,16 @@
 #include <miopen/miopen.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
 
 #include "api/api_test_util.hpp"
 #include "common_test_util.hpp"
+#include "core/float_types.hpp"
+#include "verify.hpp"
 
 namespace anydnn::test {
 namespace {
@@ -202,6 +206,123 @@ TEST(RnnSeqApi, DescriptorRulesAndRoundTrip) {
   EXPECT_EQ(b, 3);
   EXPECT_EQ(v, 8);
   EXPECT_EQ(back[1], 4);
+}
+
+// fp16 sequence tensors (padded, unsorted lengths): the same calls as in fp32 on the same
+// half-rounded values, every output within the outputs' fp16 rounding; padding gets the marker.
+TEST(RnnSeqApi, HalfMatchesFloatOnRoundedValues) {
+  const int H = 6, I = 5, L = 2, D = 2, maxT = 4, B = 3;
+  const std::vector<int> lens = {2, 4, 3};
+  const auto layout = miopenRNNDataBatchMajorPadded;
+  Handle hd;
+  std::mt19937 rng(fresh_seed());
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  const size_t nx = size_t{B} * maxT * I, ny = size_t{B} * maxT * D * H,
+               state = size_t{L} * D * B * H;
+  // Values exactly representable in half, used by both runs.
+  auto rnd = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& e : v)
+      e = half_to_float(float_to_half(u(rng)));
+    return v;
+  };
+  auto to_half = [](const std::vector<float>& v) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      h[i] = float_to_half(v[i]);
+    return h;
+  };
+  const auto x = rnd(nx), dy = rnd(ny), hx = rnd(state), cx = rnd(state), dhy = rnd(state),
+             dcy = rnd(state);
+  std::vector<float> wv;
+  struct Out {
+    std::vector<double> y, hy, cy, dx, dhx, dcx, dw;
+  };
+  const float marker = -3.0f;
+  const uint16_t marker_half = float_to_half(marker);  // the marker is a value of the type
+  auto run = [&](miopenDataType_t type) {
+    const bool half = type == miopenHalf;
+    const void* mark = half ? static_cast<const void*>(&marker_half) : &marker;
+    miopenRNNDescriptor_t r;
+    EXPECT_EQ(miopenCreateRNNDescriptor(&r), miopenStatusSuccess);
+    EXPECT_EQ(miopenSetRNNDescriptor(r, H, L, miopenRNNlinear, miopenRNNbidirection, miopenLSTM,
+                                     miopenRNNwithBias, miopenRNNdefault, type),
+              miopenStatusSuccess);
+    Seq sx, sy;
+    EXPECT_EQ(miopenSetRNNDataSeqTensorDescriptor(sx, type, layout, maxT, B, I, lens.data(),
+                                                  const_cast<void*>(mark)),
+              miopenStatusSuccess);
+    EXPECT_EQ(miopenSetRNNDataSeqTensorDescriptor(sy, type, layout, maxT, B, D * H, lens.data(),
+                                                  const_cast<void*>(mark)),
+              miopenStatusSuccess);
+    if (half) {  // read back as a half value
+      uint16_t back = 0;
+      miopenDataType_t t;
+      miopenRNNBaseLayout_t l;
+      int m = 0, b = 0, v = 0;
+      EXPECT_EQ(miopenGetRNNDataSeqTensorDescriptor(sx, &t, &l, &m, &b, &v, 0, nullptr, &back),
+                miopenStatusSuccess);
+      EXPECT_EQ(back, marker_half);
+    }
+    Tensor hdesc(type, {L * D, B, H}), xt(type, {B, I}), w;
+    EXPECT_EQ(miopenGetRNNParamsDescriptor(hd, r, xt, w, type), miopenStatusSuccess);
+    size_t wb = 0, ws = 0, rs = 0;
+    miopenGetTensorNumBytes(w, &wb);
+    EXPECT_EQ(miopenGetRNNTempSpaceSizes(hd, r, sx, miopenRNNTraining, &ws, &rs),
+              miopenStatusSuccess);
+    const size_t nw = wb / (half ? 2 : 4);
+    if (wv.empty()) wv = rnd(nw);
+    // Storage of either type: bytes, filled from fp32 values or poisoned.
+    auto buf = [&](const std::vector<float>& v) {
+      std::vector<uint8_t> b(v.size() * (half ? 2 : 4));
+      if (half) {
+        const auto h = to_half(v);
+        std::memcpy(b.data(), h.data(), b.size());
+      } else {
+        std::memcpy(b.data(), v.data(), b.size());
+      }
+      return b;
+    };
+    auto poisoned = [&](size_t n) { return buf(std::vector<float>(n, NAN)); };
+    auto values = [&](const std::vector<uint8_t>& b) {
+      std::vector<double> v(b.size() / (half ? 2 : 4));
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = half ? half_to_float(reinterpret_cast<const uint16_t*>(b.data())[i])
+                    : reinterpret_cast<const float*>(b.data())[i];
+      return v;
+    };
+    auto bx = buf(x), bdy = buf(dy), bhx = buf(hx), bcx = buf(cx), bdhy = buf(dhy), bdcy = buf(dcy),
+         bw = buf(wv);
+    auto by = poisoned(ny), bhy = poisoned(state), bcy = poisoned(state), bdx = poisoned(nx),
+         bdhx = poisoned(state), bdcx = poisoned(state), bdw = poisoned(nw);
+    std::vector<uint8_t> wsb(ws), rsb(rs);
+    EXPECT_EQ(miopenRNNForward(hd, r, miopenRNNTraining, sx, bx.data(), hdesc, bhx.data(),
+                               bhy.data(), hdesc, bcx.data(), bcy.data(), sy, by.data(), bw.data(),
+                               wb, wsb.data(), ws, rsb.data(), rs),
+              miopenStatusSuccess);
+    EXPECT_EQ(
+        miopenRNNBackwardSeqData(hd, r, sy, by.data(), bdy.data(), hdesc, bhx.data(), bdhy.data(),
+                                 bdhx.data(), hdesc, bcx.data(), bdcy.data(), bdcx.data(), sx,
+                                 bdx.data(), bw.data(), wb, wsb.data(), ws, rsb.data(), rs),
+        miopenStatusSuccess);
+    EXPECT_EQ(
+        miopenRNNBackwardWeightsSeqTensor(hd, r, sx, bx.data(), hdesc, bhx.data(), sy, by.data(),
+                                          bdw.data(), wb, wsb.data(), ws, rsb.data(), rs),
+        miopenStatusSuccess);
+    miopenDestroyRNNDescriptor(r);
+    return Out{values(by),   values(bhy),  values(bcy), values(bdx),
+               values(bdhx), values(bdcx), values(bdw)};
+  };
+  const Out f = run(miopenFloat), h = run(miopenHalf);
+  EXPECT_LT(ref::relative_rms(f.y, h.y), 3e-3) << "y (padding included: marker in both)";
+  EXPECT_LT(ref::relative_rms(f.hy, h.hy), 3e-3) << "hy";
+  EXPECT_LT(ref::relative_rms(f.cy, h.cy), 3e-3) << "cy";
+  EXPECT_LT(ref::relative_rms(f.dx, h.dx), 3e-3) << "dx";
+  EXPECT_LT(ref::relative_rms(f.dhx, h.dhx), 3e-3) << "dhx";
+  EXPECT_LT(ref::relative_rms(f.dcx, h.dcx), 3e-3) << "dcx";
+  EXPECT_LT(ref::relative_rms(f.dw, h.dw), 3e-3) << "dw";
+  // Sequence 0 has 2 steps: its steps 2 and 3 are padding, filled with the marker.
+  EXPECT_EQ(h.y[(0 * maxT + 3) * D * H], marker);
 }
 
 }  // namespace

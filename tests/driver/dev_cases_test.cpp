@@ -115,6 +115,23 @@ INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevRnnCases,
                            return name;
                          });
 
+// The legacy-API RNN cases again as rnnfp16 (MIOpen's fp16 driver base): half storage, fp32
+// kernels, MIOpen's fp16 tolerance.
+std::vector<std::string> fp16_rnn_lines() {
+  std::vector<std::string> out;
+  for (const auto& line : load_problem_lines("miopen_dev_cases_rnn.txt"))
+    if (line.rfind("rnn ", 0) == 0) out.push_back("rnnfp16 " + line.substr(4));
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fp16Cases, MIOpenDevRnnCases, ::testing::ValuesIn(fp16_rnn_lines()),
+                         [](const auto& info) {
+                           std::string name = "L" + std::to_string(info.index) + "_";
+                           for (char c : info.param)
+                             name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
 // The scaling rule itself: only N and spatial sizes change, and the work ends within budget
 // unless every axis is at its minimum.
 TEST(CaseScaling, KeepsEverythingButBatchAndSpatialSizes) {
