@@ -338,7 +338,7 @@ int main(int argc, char** argv) {
       Case ca = anydnn_case(s), co = onednn_case(s, eng);
       std::tie(a, o) = time_pair(ca, co, reps);
     } else {
-      auto alone = [&](Case c) {
+      auto alone = [&](Case c) {  // the same rounds and medians, paired with a no-op
         Case none{[] {}, [] {}};
         return time_pair(c, none, reps).first;
       };

@@ -27,6 +27,16 @@ inline std::string seed_trace(unsigned seed) {
   return "random seed " + std::to_string(seed);
 }
 
+// n floats uniform in [lo, hi).
+inline std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -0.5f,
+                                        float hi = 0.5f) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (auto& e : v)
+    e = u(rng);
+  return v;
+}
+
 // Non-comment lines of a problem list (tests/problems/*.txt).
 inline std::vector<std::string> load_problem_lines(const std::string& file) {
   std::ifstream in(std::string(ANYDNN_TEST_PROBLEM_DIR) + "/" + file);

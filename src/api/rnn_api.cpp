@@ -23,11 +23,6 @@ using namespace anydnn::api;
 
 namespace {
 
-// Values of one hx / cx / hy / ... tensor: layers * directions x batch x hidden.
-size_t state_count(const RnnDescriptor& d, const RnnShape& s) {
-  return static_cast<size_t>(d.layers) * d.dirs() * s.batch[0] * s.hidden();
-}
-
 // Input size I from a 2-D [batch, I] input descriptor.
 size_t input_size(miopenTensorDescriptor_t x, const char* name = "xDesc") {
   const TensorDescriptor& t = deref_set(x, name);
@@ -152,7 +147,7 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
     log_rnn_command(cfg, d, s, 1, !training);
     RnnForwardBuffers b;
     const bool lstm = d.mode == miopenLSTM;
-    const size_t state = state_count(d, s);
+    const size_t state = s.state_values();
     RnnHalfStaging io(s, workspace, on_host(h), h.config().num_threads);
     b.x = io.in(x, s.rows * s.input);
     b.hx = io.in(hx, state);
@@ -632,7 +627,7 @@ extern "C" miopenStatus_t miopenRNNBackwardData(
     (void)y;  // the reserve holds everything the gradients need
     log_rnn_command(h.config(), d, s, 2, false);
     const bool lstm = d.mode == miopenLSTM;
-    const size_t state = state_count(d, s);
+    const size_t state = s.state_values();
     RnnHalfStaging io(s, workSpace, on_host(h), h.config().num_threads);
     b.w = io.in(w, d.param_count(s.input));
     b.hx = io.in(hx, state);
@@ -669,7 +664,7 @@ extern "C" miopenStatus_t miopenRNNBackwardWeights(
     log_rnn_command(h.config(), d, s, 4, false);
     RnnHalfStaging io(s, workSpace, on_host(h), h.config().num_threads);
     b.x = io.in(x, s.rows * s.input);
-    b.hx = io.in(hx, state_count(d, s));
+    b.hx = io.in(hx, s.state_values());
     b.dw = io.out(dw, d.param_count(s.input));
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().rnn_backward_weights(s, b);

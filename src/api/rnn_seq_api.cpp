@@ -60,7 +60,7 @@ SeqPlan plan(const RnnDescriptor& d, const SeqTensorDescriptor& x) {
   }
   p.shape = make_rnn_shape(d, static_cast<size_t>(x.vec), std::move(batch));
   p.legacy_ws = (p.shape.workspace_bytes() + 63) / 64 * 64;
-  p.state = static_cast<size_t>(d.layers) * d.dirs() * p.order.size() * d.hidden;
+  p.state = p.shape.state_values();  // B_0 = the sequences of length > 0
   p.staging_floats = p.shape.rows * (p.shape.input + p.shape.out_width()) + 6 * p.state;
   return p;
 }
@@ -89,18 +89,14 @@ void load(const void* src, bool half, size_t at, size_t n, float* dst) {
     std::memcpy(dst, static_cast<const float*>(src) + at, n * sizeof(float));
     return;
   }
-  const uint16_t* h = static_cast<const uint16_t*>(src) + at;
-  for (size_t i = 0; i < n; ++i)
-    dst[i] = half_to_float(h[i]);
+  half_to_float(static_cast<const uint16_t*>(src) + at, n, dst);
 }
 void store(const float* src, size_t n, void* dst, bool half, size_t at) {
   if (!half) {
     std::memcpy(static_cast<float*>(dst) + at, src, n * sizeof(float));
     return;
   }
-  uint16_t* h = static_cast<uint16_t*>(dst) + at;
-  for (size_t i = 0; i < n; ++i)
-    h[i] = float_to_half(src[i]);
+  float_to_half(src, n, static_cast<uint16_t*>(dst) + at);
 }
 
 // Sequence tensor <-> packed rows (vec values per row).

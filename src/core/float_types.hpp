@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -68,6 +69,16 @@ inline uint16_t float_to_bf16(float f) {
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
   x += 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>(x >> 16);
+}
+
+// Arrays of n values between half storage and fp32.
+inline void half_to_float(const uint16_t* src, size_t n, float* dst) {
+  for (size_t i = 0; i < n; ++i)
+    dst[i] = half_to_float(src[i]);
+}
+inline void float_to_half(const float* src, size_t n, uint16_t* dst) {
+  for (size_t i = 0; i < n; ++i)
+    dst[i] = float_to_half(src[i]);
 }
 
 }  // namespace anydnn

@@ -1,5 +1,7 @@
 #include "rnn/rnn_half_staging.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 #include "core/float_types.hpp"
 
@@ -16,9 +18,19 @@ RnnHalfStaging::RnnHalfStaging(const RnnShape& s, void* workspace, bool host, in
 
 size_t RnnHalfStaging::area_floats(const RnnShape& s) {
   if (s.desc->type != miopenHalf) return 0;
-  const size_t state =
-      static_cast<size_t>(s.desc->layers) * s.desc->dirs() * s.batch[0] * s.hidden();
-  return s.rows * s.input + s.desc->param_count(s.input) + s.rows * s.out_width() + 6 * state;
+  return s.rows * s.input + s.desc->param_count(s.input) + s.rows * s.out_width() +
+         6 * s.state_values();
+}
+
+template <class F>
+void RnnHalfStaging::in_chunks(size_t n, F&& f) const {
+  constexpr size_t kChunk = 16384;
+  const long chunks = static_cast<long>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for num_threads(threads_) if (chunks > 4)
+  for (long c = 0; c < chunks; ++c) {
+    const size_t i = c * kChunk;
+    f(i, std::min(kChunk, n - i));
+  }
 }
 
 float* RnnHalfStaging::take(size_t n) {
@@ -32,9 +44,7 @@ const float* RnnHalfStaging::in(const void* src, size_t n) {
   if (!half_ || src == nullptr) return static_cast<const float*>(src);
   float* dst = take(n);
   const auto* h = static_cast<const uint16_t*>(src);
-#pragma omp parallel for num_threads(threads_) if (n > 65536)
-  for (long i = 0; i < static_cast<long>(n); ++i)
-    dst[i] = half_to_float(h[i]);
+  in_chunks(n, [&](size_t i, size_t m) { half_to_float(h + i, m, dst + i); });
   return dst;
 }
 
@@ -46,11 +56,8 @@ float* RnnHalfStaging::out(void* dst, size_t n) {
 }
 
 void RnnHalfStaging::finish() {
-  for (const Pending& p : pending_) {
-#pragma omp parallel for num_threads(threads_) if (p.n > 65536)
-    for (long i = 0; i < static_cast<long>(p.n); ++i)
-      p.to[i] = float_to_half(p.from[i]);
-  }
+  for (const Pending& p : pending_)
+    in_chunks(p.n, [&](size_t i, size_t m) { float_to_half(p.from + i, m, p.to + i); });
   pending_.clear();
 }
 

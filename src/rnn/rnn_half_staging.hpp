@@ -36,6 +36,9 @@ class RnnHalfStaging {
 
  private:
   float* take(size_t n);
+  // f(first, count) over n values in chunks, on the call's threads.
+  template <class F>
+  void in_chunks(size_t n, F&& f) const;
   bool half_;
   int threads_;
   float* next_ = nullptr;

@@ -21,6 +21,10 @@ struct RnnShape {
   size_t hidden() const { return static_cast<size_t>(desc->hidden); }
   size_t out_width() const { return static_cast<size_t>(desc->dirs()) * desc->hidden; }
   bool dropout_between_layers() const;
+  // Values of one state tensor (hx, cx, hy, ...): layers * directions x B_0 x H.
+  size_t state_values() const {
+    return static_cast<size_t>(desc->layers) * desc->dirs() * batch[0] * hidden();
+  }
 
   // Reserve (training; also the front of the workspace for inference), in floats per physical
   // layer: gates D x R x G*H | outputs R x D*H | LSTM cells D x R x H | GRU hidden-n D x R x H |

@@ -41,6 +41,27 @@ struct Conv {
   operator miopenConvolutionDescriptor_t() const { return d; }
 };
 
+struct Rnn {
+  miopenRNNDescriptor_t d = nullptr;
+  Rnn() { EXPECT_EQ(miopenCreateRNNDescriptor(&d), miopenStatusSuccess); }
+  ~Rnn() { miopenDestroyRNNDescriptor(d); }
+  operator miopenRNNDescriptor_t() const { return d; }
+};
+
+struct Seq {
+  miopenSeqTensorDescriptor_t d = nullptr;
+  Seq() { EXPECT_EQ(miopenCreateSeqTensorDescriptor(&d), miopenStatusSuccess); }
+  ~Seq() { miopenDestroySeqTensorDescriptor(d); }
+  operator miopenSeqTensorDescriptor_t() const { return d; }
+};
+
+struct Dropout {
+  miopenDropoutDescriptor_t d = nullptr;
+  Dropout() { EXPECT_EQ(miopenCreateDropoutDescriptor(&d), miopenStatusSuccess); }
+  ~Dropout() { miopenDestroyDropoutDescriptor(d); }
+  operator miopenDropoutDescriptor_t() const { return d; }
+};
+
 // Runs `call`, expects `status`, and expects exactly that function to have logged an Error line
 // with a reason containing `reason`.
 template <class F>

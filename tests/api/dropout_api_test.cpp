@@ -12,13 +12,6 @@
 namespace anydnn::test {
 namespace {
 
-struct Dropout {
-  miopenDropoutDescriptor_t d = nullptr;
-  Dropout() { EXPECT_EQ(miopenCreateDropoutDescriptor(&d), miopenStatusSuccess); }
-  ~Dropout() { miopenDestroyDropoutDescriptor(d); }
-  operator miopenDropoutDescriptor_t() const { return d; }
-};
-
 struct Fixture {
   Handle h;
   Dropout d;

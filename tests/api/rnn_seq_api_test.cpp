@@ -19,13 +19,6 @@
 namespace anydnn::test {
 namespace {
 
-struct Seq {
-  miopenSeqTensorDescriptor_t d = nullptr;
-  Seq() { EXPECT_EQ(miopenCreateSeqTensorDescriptor(&d), miopenStatusSuccess); }
-  ~Seq() { miopenDestroySeqTensorDescriptor(d); }
-  operator miopenSeqTensorDescriptor_t() const { return d; }
-};
-
 class RnnSeq : public ::testing::TestWithParam<miopenRNNBaseLayout_t> {};
 
 TEST_P(RnnSeq, MatchesTheLegacyApiOnTheSortedBatch) {
@@ -55,19 +48,12 @@ TEST_P(RnnSeq, MatchesTheLegacyApiOnTheSortedBatch) {
   const size_t space_y = space_x / I * D * H;
 
   Handle hd;
-  miopenRNNDescriptor_t r;
-  ASSERT_EQ(miopenCreateRNNDescriptor(&r), miopenStatusSuccess);
+  Rnn r;
   ASSERT_EQ(miopenSetRNNDescriptor(r, H, L, miopenRNNlinear, miopenRNNbidirection, miopenLSTM,
                                    miopenRNNwithBias, miopenRNNdefault, miopenFloat),
             miopenStatusSuccess);
   std::mt19937 rng(fresh_seed());
-  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  auto rnd = [&](size_t n) {
-    std::vector<float> v(n);
-    for (auto& e : v)
-      e = u(rng);
-    return v;
-  };
+  auto rnd = [&](size_t n) { return random_floats(rng, n); };
   // Legacy descriptors over the sorted batch.
   std::vector<Tensor> xs, ys;
   xs.reserve(maxT);
@@ -173,7 +159,6 @@ TEST_P(RnnSeq, MatchesTheLegacyApiOnTheSortedBatch) {
   }
   for (size_t i = 0; i < dw.size(); ++i)
     ASSERT_NEAR(dw2[i], dw[i], 1e-5 * std::max(1.0f, std::abs(dw[i]))) << i;
-  miopenDestroyRNNDescriptor(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, RnnSeq,
@@ -243,8 +228,7 @@ TEST(RnnSeqApi, HalfMatchesFloatOnRoundedValues) {
   auto run = [&](miopenDataType_t type) {
     const bool half = type == miopenHalf;
     const void* mark = half ? static_cast<const void*>(&marker_half) : &marker;
-    miopenRNNDescriptor_t r;
-    EXPECT_EQ(miopenCreateRNNDescriptor(&r), miopenStatusSuccess);
+    Rnn r;
     EXPECT_EQ(miopenSetRNNDescriptor(r, H, L, miopenRNNlinear, miopenRNNbidirection, miopenLSTM,
                                      miopenRNNwithBias, miopenRNNdefault, type),
               miopenStatusSuccess);
@@ -309,7 +293,6 @@ TEST(RnnSeqApi, HalfMatchesFloatOnRoundedValues) {
         miopenRNNBackwardWeightsSeqTensor(hd, r, sx, bx.data(), hdesc, bhx.data(), sy, by.data(),
                                           bdw.data(), wb, wsb.data(), ws, rsb.data(), rs),
         miopenStatusSuccess);
-    miopenDestroyRNNDescriptor(r);
     return Out{values(by),   values(bhy),  values(bcy), values(bdx),
                values(bdhx), values(bdcx), values(bdw)};
   };

@@ -3,8 +3,6 @@
 #include "backend/cpu/kernels/rnn_gates.hpp"
 #include "backend/cpu/rnn/rnn_gemm.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,20 +10,6 @@
 namespace anydnn::cpu {
 
 namespace {
-
-void gemm(bool ta, bool tb, size_t m, size_t n, size_t k, const float* a, size_t lda,
-          const float* b, size_t ldb, float beta, float* c, size_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta == 0.0f)
-      for (size_t i = 0; i < m; ++i)
-        std::memset(c + i * ldc, 0, n * sizeof(float));
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-}
 
 // The step that fed step t its state in direction d, and how many of step t's rows it fed.
 struct PrevStep {
@@ -184,8 +168,8 @@ void rnn_backward_data(const RnnShape& s, const RnnBackwardBuffers& b, CpuIsa is
           }
         }
       } else {
-        gemm(false, false, R, in, GH, dpx, GH, b.w + d.block_offset(l, dir, 0, s.input), in,
-             add ? 1.0f : 0.0f, dX, in_w);
+        blas_gemm(false, false, R, in, GH, dpx, GH, b.w + d.block_offset(l, dir, 0, s.input), in,
+                  add ? 1.0f : 0.0f, dX, in_w);
       }
     }
     if (l > 0 && s.dropout_between_layers()) {
@@ -222,8 +206,8 @@ void rnn_backward_weights(const RnnShape& s, const RnnBackwardBuffers& b, int th
       const size_t st = static_cast<size_t>(l) * D + dir;
       const float* hx = b.hx ? b.hx + st * B0 * H : nullptr;
       if (!(l == 0 && d.skip()))
-        gemm(true, false, GH, in, R, dpx, GH, X, ldx, 0.0f,
-             b.dw + d.block_offset(l, dir, 0, s.input), in);
+        blas_gemm(true, false, GH, in, R, dpx, GH, X, ldx, 0.0f,
+                  b.dw + d.block_offset(l, dir, 0, s.input), in);
       // dW_h = sum over rows of dpre_hidden^T * h_prev. With a constant batch h_prev of every
       // step but the first (last, in reverse) is the neighbouring step's output: the product
       // reads `out` in place, shifted by one step, and the initial state adds its own term.
@@ -242,17 +226,18 @@ void rnn_backward_weights(const RnnShape& s, const RnnBackwardBuffers& b, int th
         for (size_t t = 0; t < T; ++t)
           gather_state(s, dir, t, out, ldo, dir * H, hx, hprev_all + s.row_start[t] * H);
       }
-      gemm(true, false, n_rows, H, shift_rows, dpx + dp_row0 * GH, GH, hp, hp_ld, 0.0f, dwh, H);
+      blas_gemm(true, false, n_rows, H, shift_rows, dpx + dp_row0 * GH, GH, hp, hp_ld, 0.0f, dwh,
+                H);
       if (gru)  // n rows from the hidden-side gradient (the reset gate scales it)
-        gemm(true, false, H, H, shift_rows, dhn + dp_row0 * H, H, hp, hp_ld, 0.0f, dwh + 2 * H * H,
-             H);
+        blas_gemm(true, false, H, H, shift_rows, dhn + dp_row0 * H, H, hp, hp_ld, 0.0f,
+                  dwh + 2 * H * H, H);
       if (constant && hx) {
         // The step fed by the initial state: the first for the forward direction, the last
         // for the reverse one.
         const size_t first_row = dir == 0 ? 0 : R - B0;
-        gemm(true, false, n_rows, H, B0, dpx + first_row * GH, GH, hx, H, 1.0f, dwh, H);
+        blas_gemm(true, false, n_rows, H, B0, dpx + first_row * GH, GH, hx, H, 1.0f, dwh, H);
         if (gru)
-          gemm(true, false, H, H, B0, dhn + first_row * H, H, hx, H, 1.0f, dwh + 2 * H * H, H);
+          blas_gemm(true, false, H, H, B0, dhn + first_row * H, H, hx, H, 1.0f, dwh + 2 * H * H, H);
       }
       if (d.with_bias()) {
         // Column sums of the pre-activation gradients, threads over column blocks.

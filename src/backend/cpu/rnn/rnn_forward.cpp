@@ -1,7 +1,5 @@
 #include "backend/cpu/rnn/rnn_forward.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,19 +10,6 @@
 #include "core/dropout_descriptor.hpp"
 
 namespace anydnn::cpu {
-
-namespace {
-
-// C (m x n, ldc) = A (m x k, lda) * B^T where B is n x k row-major (ldb), plus beta * C.
-void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
-             float beta, float* c, size_t ldc) {
-  if (m == 0 || n == 0) return;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
-              c, static_cast<int>(ldc));
-}
-
-}  // namespace
 
 void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, CpuIsa isa, int threads) {
   const RnnDescriptor& d = *s.desc;
@@ -46,8 +31,8 @@ void rnn_forward(const RnnShape& s, const RnnForwardBuffers& b, CpuIsa isa, int 
           for (size_t g = 0; g < G; ++g)
             std::memcpy(gates + r * GH + g * H, input + r * in_ld, H * sizeof(float));
       } else {
-        gemm_nt(R, GH, in, input, in_ld, b.w + d.block_offset(l, dir, 0, s.input), in, 0.0f, gates,
-                GH);
+        blas_gemm(false, true, R, GH, in, input, in_ld, b.w + d.block_offset(l, dir, 0, s.input),
+                  in, 0.0f, gates, GH);
       }
       const float* wh = b.w + d.block_offset(l, dir, 1, s.input);
       // W_h^T packed once, reused by every step's hidden GEMM.

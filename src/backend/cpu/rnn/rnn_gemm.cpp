@@ -1,9 +1,11 @@
 #include "backend/cpu/rnn/rnn_gemm.hpp"
 
+#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace anydnn::cpu {
 
@@ -12,6 +14,20 @@ namespace {
 constexpr int kMaxKc = 512;  // K block: an A tile row block and a B panel block stay in L1/L2
 
 }  // namespace
+
+void blas_gemm(bool ta, bool tb, size_t m, size_t n, size_t k, const float* a, size_t lda,
+               const float* b, size_t ldb, float beta, float* c, size_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta == 0.0f)
+      for (size_t i = 0; i < m; ++i)
+        std::memset(c + i * ldc, 0, n * sizeof(float));
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
 
 PackedGemmB::PackedGemmB(CpuIsa isa, const float* src, long ld, int K, int N, bool transposed,
                          float* storage)

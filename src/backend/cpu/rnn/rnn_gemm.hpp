@@ -11,6 +11,12 @@
 
 namespace anydnn::cpu {
 
+// The RNN's large GEMMs (input projections and gradients over all steps) through the BLAS:
+// C (m x n, row-major, ldc) = op(A) * op(B) + beta * C, op = transpose when ta / tb. k = 0
+// leaves beta * C (C = 0 for beta = 0: a one-step sequence has no h_prev product).
+void blas_gemm(bool ta, bool tb, size_t m, size_t n, size_t k, const float* a, size_t lda,
+               const float* b, size_t ldb, float beta, float* c, size_t ldc);
+
 class PackedGemmB {
  public:
   // B(k, j) = src[j * ld + k] when `transposed` (B = W^T for a row-major W of N x K), else
