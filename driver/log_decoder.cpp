@@ -76,7 +76,8 @@ std::string family_of(const std::string& base) {
 bool known_base(const std::string& b) {
   static const char* bases[] = {"conv",       "convfp16",  "convbfp16",     "convint8",
                                 "bnorm",      "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
-                                "bnormbfp16", "rnn",       "rnnfp16",       "rnn_seq"};
+                                "bnormbfp16", "rnn",       "rnnfp16",       "rnn_seq",
+                                "rnn_seqfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 

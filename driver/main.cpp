@@ -1,6 +1,7 @@
 // MIOpenDriver: MIOpen's benchmark and verification command line, on anydnn.
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
-//                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnn_seq
+//                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
+//                                   rnn_seq, rnn_seqfp16
 #include <iostream>
 #include <string>
 
@@ -15,7 +16,8 @@ namespace {
 void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
-               "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnn_seq\n"
+               "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
+               "                 rnn_seqfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
       return anydnn::driver::kExitUsage;
     }
   }
-  if (base == "rnn" || base == "rnnfp16" || base == "rnn_seq") {
+  if (base == "rnn" || base == "rnnfp16" || base == "rnn_seq" || base == "rnn_seqfp16") {
     try {
       return anydnn::driver::run_rnn_driver(base, argc, argv);
     } catch (const std::exception& e) {

@@ -107,7 +107,7 @@ struct Owned {
 }  // namespace
 
 int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
-  if (base == "rnn_seq") return run_rnn_seq_driver(argc, argv);
+  if (base == "rnn_seq" || base == "rnn_seqfp16") return run_rnn_seq_driver(base, argc, argv);
   InputFlags flags;
   add_rnn_flags(flags);
   auto fail = [&](const std::string& why) {

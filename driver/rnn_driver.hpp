@@ -11,10 +11,10 @@ namespace anydnn::driver {
 int run_rnn_driver(const std::string& base, int argc, const char* const* argv);
 
 class InputFlags;
-// MIOpenDriver's rnn flag table (shared by rnn and rnn_seq).
+// MIOpenDriver's rnn flag table (shared by rnn, rnnfp16, rnn_seq and rnn_seqfp16).
 void add_rnn_flags(InputFlags& flags);
-// rnn_seq: the sequence API (miopenRNNForward, ...) with -I layout (1 seq-major packed,
-// 2 seq-major padded, 3 batch-major padded) and -K per-sequence lengths.
-int run_rnn_seq_driver(int argc, const char* const* argv);
+// rnn_seq / rnn_seqfp16 (by `base`): the sequence API (miopenRNNForward, ...) with -I layout (1
+// seq-major packed, 2 seq-major padded, 3 batch-major padded) and -K per-sequence lengths.
+int run_rnn_seq_driver(const std::string& base, int argc, const char* const* argv);
 
 }  // namespace anydnn::driver

@@ -49,39 +49,6 @@ RnnShape shape_of(const RnnDescriptor& d, int seq_len, const miopenTensorDescrip
   return make_rnn_shape(d, input, std::move(batch));
 }
 
-// "Command [LogCmdRNN] ./bin/MIOpenDriver rnn -n ... -F <1|2|4> -t 1 -w 1 ..." (MIOpen's
-// format; also echoed to stdout, as MIOpen does). Our driver accepts every flag it prints.
-void log_rnn_command(const Config& cfg, const RnnDescriptor& d, const RnnShape& s, int forw,
-                     bool inference) {
-  if (!cfg.log_driver_commands) return;
-  std::ostringstream o;
-  o << (d.type == miopenHalf ? "rnnfp16" : "rnn") << " -n ";
-  bool same = true;
-  for (size_t b : s.batch)
-    same = same && b == s.batch[0];
-  if (same) {
-    o << s.batch[0];
-  } else {
-    for (size_t t = 0; t < s.batch.size(); ++t)
-      o << (t ? "," : "") << s.batch[t];
-  }
-  const char* modes[] = {"relu", "tanh", "lstm", "gru"};
-  o << " -W " << s.input << " -H " << d.hidden << " -l " << d.layers << " -b "
-    << (d.with_bias() ? 1 : 0) << " -m " << modes[d.mode] << " -p " << (d.skip() ? 1 : 0) << " -r "
-    << (d.dirs() == 2 ? 1 : 0) << " -q " << (d.padding == miopenRNNIOWithPadding ? 1 : 0) << " -k "
-    << s.steps();
-  if (forw == 1) o << " -c " << (inference ? 1 : 0);
-  o << " -F " << forw << " -t 1 -w 1";
-  if (d.dropout != nullptr) {
-    const DropoutDescriptor& dd = deref(d.dropout, "dropoutDesc");
-    o << " -U 1 -P " << dd.dropout << " -L " << (dd.seed & 0xffffffffull) << " -M "
-      << (dd.seed >> 32);
-  }
-  log_driver_command(cfg, "LogCmdRNN", o.str());
-  std::printf("./bin/MIOpenDriver %s\n", o.str().c_str());
-  std::fflush(stdout);
-}
-
 void check_weights(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescriptor_t wDesc,
                    const char* name) {
   const TensorDescriptor& w = deref_set(wDesc, name);

@@ -1,7 +1,10 @@
 #include "api/rnn_call.hpp"
 
 #include <cstdint>
+#include <cstdio>
+#include <sstream>
 
+#include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "backend/backend.hpp"
 
@@ -16,6 +19,46 @@ const DropoutDescriptor& dropout_of(const RnnDescriptor& d) {
 }
 
 }  // namespace
+
+void log_rnn_command(const Config& cfg, const RnnDescriptor& d, const RnnShape& s, int forw,
+                     bool inference, const RnnSeqCommand* seq) {
+  if (!cfg.log_driver_commands) return;
+  std::ostringstream o;
+  const bool half = d.type == miopenHalf;
+  o << (seq ? (half ? "rnn_seqfp16" : "rnn_seq") : (half ? "rnnfp16" : "rnn")) << " -n ";
+  bool same = true;
+  for (size_t b : s.batch)
+    same = same && b == s.batch[0];
+  if (seq) {
+    o << seq->batch;
+  } else if (same) {
+    o << s.batch[0];
+  } else {
+    for (size_t t = 0; t < s.batch.size(); ++t)
+      o << (t ? "," : "") << s.batch[t];
+  }
+  const char* modes[] = {"relu", "tanh", "lstm", "gru"};
+  o << " -W " << s.input << " -H " << d.hidden << " -l " << d.layers << " -b "
+    << (d.with_bias() ? 1 : 0) << " -m " << modes[d.mode] << " -p " << (d.skip() ? 1 : 0) << " -r "
+    << (d.dirs() == 2 ? 1 : 0) << " -q " << (d.padding == miopenRNNIOWithPadding ? 1 : 0) << " -k "
+    << (seq ? static_cast<size_t>(seq->max_len) : s.steps());
+  if (forw == 1) o << " -c " << (inference ? 1 : 0);
+  o << " -F " << forw << " -t 1 -w 1";
+  if (d.dropout != nullptr) {
+    const DropoutDescriptor& dd = deref(d.dropout, "dropoutDesc");
+    o << " -U 1 -P " << dd.dropout << " -L " << (dd.seed & 0xffffffffull) << " -M "
+      << (dd.seed >> 32);
+  }
+  if (seq) {
+    o << " -K ";
+    for (size_t i = 0; i < seq->lens->size(); ++i)
+      o << (i ? "," : "") << (*seq->lens)[i];
+    o << " -a " << static_cast<int>(d.algo) << " -I " << seq->layout;
+  }
+  log_driver_command(cfg, "LogCmdRNN", o.str());
+  std::printf("./bin/MIOpenDriver %s\n", o.str().c_str());
+  std::fflush(stdout);
+}
 
 bool on_host(Handle& h) {
   return h.backend().kind() == BackendKind::Cpu;

@@ -5,6 +5,8 @@
 
 #include <miopen/miopen.h>
 
+#include <vector>
+
 #include "core/handle.hpp"
 #include "core/rnn_descriptor.hpp"
 #include "rnn/rnn_buffers.hpp"
@@ -26,5 +28,19 @@ void attach_forward_space(const RnnDescriptor& d, const RnnShape& s, bool traini
 // Sets b.store, b.masks, b.work and b.dropout from the forward's reserve.
 void attach_backward_space(const RnnDescriptor& d, const RnnShape& s, void* workspace,
                            const void* reserve, RnnBackwardBuffers& b);
+
+// What the sequence API adds to its driver command (base rnn_seq / rnn_seqfp16): the caller's
+// batch and longest length, the per-sequence lengths (-K) and the layout (-I).
+struct RnnSeqCommand {
+  int batch = 0, max_len = 0, layout = 0;
+  const std::vector<int>* lens = nullptr;
+};
+
+// "Command [LogCmdRNN] ./bin/MIOpenDriver rnn -n ... -F <1|2|4> -t 1 -w 1 ..." (MIOpen's
+// format; also echoed to stdout, as MIOpen does) when the handle's config asks for driver
+// commands. `forw` is 1, 2 or 4; `seq` is null for the legacy API. Our driver accepts every
+// flag printed.
+void log_rnn_command(const Config& cfg, const RnnDescriptor& d, const RnnShape& s, int forw,
+                     bool inference, const RnnSeqCommand* seq = nullptr);
 
 }  // namespace anydnn::api

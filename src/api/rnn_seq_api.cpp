@@ -42,6 +42,17 @@ struct SeqPlan {
   size_t staging_floats = 0;
 };
 
+// The call's LogCmdRNN line (base rnn_seq / rnn_seqfp16).
+void log_seq_command(const Config& cfg, const RnnDescriptor& d, const SeqPlan& p,
+                     const SeqTensorDescriptor& x, int forw, bool inference) {
+  RnnSeqCommand c;
+  c.batch = x.batch;
+  c.max_len = x.max_len;
+  c.layout = static_cast<int>(x.layout);
+  c.lens = &x.lens;
+  log_rnn_command(cfg, d, p.shape, forw, inference, &c);
+}
+
 SeqPlan plan(const RnnDescriptor& d, const SeqTensorDescriptor& x) {
   ANYDNN_CHECK_BADPARM(x.type == d.type, "xDesc and rnnDesc data types differ");
   SeqPlan p;
@@ -279,6 +290,7 @@ extern "C" miopenStatus_t miopenRNNForward(
                          "x, y and w must not be null pointers");
     check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
                 reserveSpace, training);
+    log_seq_command(h.config(), d, p, xs, 1, !training);
     const Staging st = staging(p, workSpace);
     gather(xs, p, x, st.x);
     if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
@@ -327,6 +339,7 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
     check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
                 reserveSpace, true);
     (void)y;
+    log_seq_command(h.config(), d, p, xs, 2, false);
     const Staging st = staging(p, workSpace);
     gather(ys, p, dy, st.y);
     if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
@@ -373,6 +386,7 @@ extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
     check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
                 reserveSpace, true);
     (void)y;
+    log_seq_command(h.config(), d, p, xs, 4, false);
     const Staging st = staging(p, workSpace);
     gather(xs, p, x, st.x);
     if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);

@@ -115,12 +115,14 @@ INSTANTIATE_TEST_SUITE_P(Cases, MIOpenDevRnnCases,
                            return name;
                          });
 
-// The legacy-API RNN cases again as rnnfp16 (MIOpen's fp16 driver base): half storage, fp32
-// kernels, MIOpen's fp16 tolerance.
+// Every RNN case again in fp16 (MIOpen's driver bases rnnfp16 and rnn_seqfp16): half storage,
+// fp32 kernels, MIOpen's fp16 tolerance.
 std::vector<std::string> fp16_rnn_lines() {
   std::vector<std::string> out;
-  for (const auto& line : load_problem_lines("miopen_dev_cases_rnn.txt"))
+  for (const auto& line : load_problem_lines("miopen_dev_cases_rnn.txt")) {
     if (line.rfind("rnn ", 0) == 0) out.push_back("rnnfp16 " + line.substr(4));
+    if (line.rfind("rnn_seq ", 0) == 0) out.push_back("rnn_seqfp16 " + line.substr(8));
+  }
   return out;
 }
 
