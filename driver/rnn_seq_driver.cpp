@@ -44,8 +44,8 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   flags.add("io_layout", 'I', "1", "1 seq-major packed, 2 seq-major padded, 3 batch-major padded");
   flags.add("seq_len_array", 'K', "", "Per-sequence lengths (default: all -k)",
             InputFlags::Type::String);
-  auto fail = [](const std::string& why) {
-    std::cerr << "MIOpenDriver rnn_seq: " << why << std::endl;  // both bases
+  auto fail = [&base](const std::string& why) {
+    std::cerr << "MIOpenDriver " << base << ": " << why << std::endl;
     return kExitUsage;
   };
   if (const auto err = flags.parse(argc, argv, 2)) return fail(*err);

@@ -1,11 +1,9 @@
 // C API: RNN descriptors, MIOpen's packed weight layout (sizes, descriptors, per-layer get / set
 // / offset) and the passes of the legacy per-step API: forward training and inference, backward
-// data and weights. The sequence-tensor API: rnn_pending_api.cpp.
+// data and weights. The sequence-tensor API: rnn_seq_api.cpp; the LogCmdRNN line: rnn_call.cpp.
 #include <miopen/miopen.h>
 
-#include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <vector>
 
 #include "api/api_guard.hpp"

@@ -1,5 +1,6 @@
 #include "api/rnn_call.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
@@ -26,12 +27,10 @@ void log_rnn_command(const Config& cfg, const RnnDescriptor& d, const RnnShape& 
   std::ostringstream o;
   const bool half = d.type == miopenHalf;
   o << (seq ? (half ? "rnn_seqfp16" : "rnn_seq") : (half ? "rnnfp16" : "rnn")) << " -n ";
-  bool same = true;
-  for (size_t b : s.batch)
-    same = same && b == s.batch[0];
   if (seq) {
     o << seq->batch;
-  } else if (same) {
+  } else if (std::all_of(s.batch.begin(), s.batch.end(),
+                         [&](size_t b) { return b == s.batch[0]; })) {
     o << s.batch[0];
   } else {
     for (size_t t = 0; t < s.batch.size(); ++t)
