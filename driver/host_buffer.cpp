@@ -41,6 +41,27 @@ HostTensor HostTensor::from_descriptor(miopenTensorDescriptor_t desc) {
   return t;
 }
 
+HostTensor HostTensor::zeros(miopenDataType_t type, size_t n) {
+  HostTensor t;
+  t.type = type;
+  t.bytes.assign(n * type_size(type), 0);
+  return t;
+}
+
+HostTensor HostTensor::drawn(miopenDataType_t type, size_t n, std::mt19937& rng,
+                             std::uniform_real_distribution<float>& dist) {
+  HostTensor t = zeros(type, n);
+  for (size_t i = 0; i < n; ++i)
+    t.set(i, dist(rng));
+  return t;
+}
+
+HostTensor HostTensor::poisoned(miopenDataType_t type, size_t n) {
+  HostTensor t = zeros(type, n);
+  t.poison();
+  return t;
+}
+
 size_t HostTensor::elements() const {
   return bytes.size() / type_size(type);
 }
@@ -69,6 +90,13 @@ void HostTensor::set(size_t i, double v) {
 
 double HostTensor::get(size_t i) const {
   return ref::load_element(bytes.data(), type, i);
+}
+
+std::vector<double> HostTensor::values() const {
+  std::vector<double> v(elements());
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = get(i);
+  return v;
 }
 
 void HostTensor::fill_uniform(std::mt19937& rng, double lo, double hi, double scale) {

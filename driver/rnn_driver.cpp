@@ -19,14 +19,17 @@
 
 namespace anydnn::driver {
 
-namespace {
-
-// MIOpen's rms tolerances for RNNs: fp32 1e-6, fp16 5e-2.
-double tolerance(miopenDataType_t t) {
-  return t == miopenHalf ? 5e-2 : 1e-6;
+bool check_rnn_output(const char* what, const std::vector<double>& want,
+                      const std::vector<double>& got, miopenDataType_t type) {
+  // MIOpen's rms tolerances for RNNs: fp32 1e-6, fp16 5e-2.
+  const double err = ref::rms_range(want, got);
+  if (!(err <= (type == miopenHalf ? 5e-2 : 1e-6))) {
+    std::cout << what << " FAILED: " << err << std::endl;
+    return false;
+  }
+  std::cout << what << " Verifies on CPU and GPU (" << err << ")" << std::endl;
+  return true;
 }
-
-}  // namespace
 
 void add_rnn_flags(InputFlags& f) {
   using T = InputFlags::Type;
@@ -58,28 +61,8 @@ void add_rnn_flags(InputFlags& f) {
 
 namespace {
 
-// One tensor's host storage in the call's data type (fp32 or fp16).
-HostTensor host(miopenDataType_t type, size_t n) {
-  HostTensor t;
-  t.type = type;
-  t.bytes.assign(n * (type == miopenHalf ? 2 : 4), 0);
-  return t;
-}
-std::vector<double> values(const HostTensor& t) {
-  std::vector<double> v(t.elements());
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = t.get(i);
-  return v;
-}
-
 bool check(const char* what, const std::vector<double>& want, const HostTensor& got) {
-  const double err = ref::rms_range(want, values(got));
-  if (!(err <= tolerance(got.type))) {
-    std::cout << what << " FAILED: " << err << std::endl;
-    return false;
-  }
-  std::cout << what << " Verifies on CPU and GPU (" << err << ")" << std::endl;
-  return true;
+  return check_rnn_output(what, want, got.values(), got.type);
 }
 
 struct Owned {
@@ -214,16 +197,9 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   std::uniform_real_distribution<float> data(-1.0f, 1.0f), weights(-0.1f, 0.1f);
   // Inputs are drawn in fp32 and stored in the call's type; the reference reads them back.
   auto random = [&](size_t n, std::uniform_real_distribution<float>& dist) {
-    HostTensor t = host(type, n);
-    for (size_t i = 0; i < n; ++i)
-      t.set(i, dist(rng));
-    return t;
+    return HostTensor::drawn(type, n, rng, dist);
   };
-  auto poisoned = [&](size_t n) {
-    HostTensor t = host(type, n);
-    t.poison();
-    return t;
-  };
+  auto poisoned = [&](size_t n) { return HostTensor::poisoned(type, n); };
   const size_t state = static_cast<size_t>(L) * D * B0 * H;
   auto x = random(rows * I, data), hx = random(state, data), cx = random(state, data);
   auto w = random(wbytes / (type == miopenHalf ? 2 : 4), weights);
@@ -268,7 +244,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   const bool verify = flags.get_int("verify") != 0;
   const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
   using V = std::vector<double>;
-  const V X = values(x), HX = values(hx), CX = values(cx), W = values(w);
+  const V X = x.values(), HX = hx.values(), CX = cx.values(), W = w.values();
   const bool lstm = mode == 2;
   bool ok = true;
   const bool dropped = dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f;
@@ -321,8 +297,8 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
       std::cout << "Backward RNN verification skipped: the reference does not model dropout masks"
                 << std::endl;
     } else if (verify) {
-      const auto b = ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, values(dy),
-                                       values(dhy), lstm ? values(dcy) : V{});
+      const auto b = ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, dy.values(),
+                                       dhy.values(), lstm ? dcy.values() : V{});
       if (run_bwd) {
         ok = check("Backward RNN Data", b.dx, dx) && ok;
         ok = check("initial hidden state", b.dhx, dhx) && ok;

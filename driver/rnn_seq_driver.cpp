@@ -21,22 +21,6 @@
 
 namespace anydnn::driver {
 
-namespace {
-
-// MIOpen's rms tolerances for RNNs: fp32 1e-6, fp16 5e-2.
-bool check(const char* what, const std::vector<double>& want, const std::vector<double>& got,
-           miopenDataType_t type) {
-  const double err = ref::rms_range(want, got);
-  if (!(err <= (type == miopenHalf ? 5e-2 : 1e-6))) {
-    std::cout << what << " FAILED: " << err << std::endl;
-    return false;
-  }
-  std::cout << what << " Verifies on CPU and GPU (" << err << ")" << std::endl;
-  return true;
-}
-
-}  // namespace
-
 int run_rnn_seq_driver(const std::string& base, int argc, const char* const* argv) {
   const miopenDataType_t type = base == "rnn_seqfp16" ? miopenHalf : miopenFloat;
   InputFlags flags;
@@ -147,26 +131,19 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   const size_t nx = layout == miopenRNNDataSeqMajorNotPadded ? rows : static_cast<size_t>(B) * maxT;
   std::uniform_real_distribution<float> data(-1.0f, 1.0f), weights(-0.1f, 0.1f);
   // Host tensors in the call's type; inputs drawn in float and stored rounded to it, so the
-  // references see exactly the values the library reads.
-  const size_t esize = type == miopenHalf ? 2 : 4;
-  auto buffer = [&](size_t n) {
-    HostTensor t;
-    t.type = type;
-    t.bytes.assign(n * esize, 0);
-    return t;
-  };
+  // references see exactly the values the library reads; outputs poisoned, so that anything
+  // left unwritten fails verification.
   auto rnd = [&](size_t n, std::uniform_real_distribution<float>& d) {
-    HostTensor t = buffer(n);
-    for (size_t i = 0; i < n; ++i)
-      t.set(i, d(rng));
-    return t;
+    return HostTensor::drawn(type, n, rng, d);
   };
+  auto poisoned = [&](size_t n) { return HostTensor::poisoned(type, n); };
   const size_t state = static_cast<size_t>(L) * D * B * H;
   const HostTensor x = rnd(nx * I, data), hx = rnd(state, data), cx = rnd(state, data),
-                   wv = rnd(wb / esize, weights), dy = rnd(nx * D * H, data),
+                   wv = rnd(wb / (type == miopenHalf ? 2 : 4), weights), dy = rnd(nx * D * H, data),
                    dhy = rnd(state, data), dcy = rnd(state, data);
-  HostTensor y = buffer(nx * D * H), hy = buffer(state), cy = buffer(state), dx = buffer(nx * I),
-             dhx = buffer(state), dcx = buffer(state), dw = buffer(wb / esize);
+  HostTensor y = poisoned(nx * D * H), hy = poisoned(state), cy = poisoned(state),
+             dx = poisoned(nx * I), dhx = poisoned(state), dcx = poisoned(state),
+             dw = poisoned(wv.elements());
   std::vector<uint8_t> wsb(ws), rsb(rs);
   const bool run_fwd = forw == 0 || (forw & 1), run_bwd = forw == 0 || (forw & 2),
              run_wrw = forw == 0 || (forw & 4);
@@ -216,32 +193,26 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
               o[(st * B + i) * H + j] = s.get((st * B + order[i]) * H + j);
         return o;
       };
-      auto all = [](const HostTensor& s) {
-        V o(s.elements());
-        for (size_t i = 0; i < o.size(); ++i)
-          o[i] = s.get(i);
-        return o;
-      };
       const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
       const bool lstm = mode == 2;
-      const V X = pack(x, I), W = all(wv), HX = sort_state(hx), CX = sort_state(cx);
+      const V X = pack(x, I), W = wv.values(), HX = sort_state(hx), CX = sort_state(cx);
       // The references need all B sequences to be non-empty (MIOpen's packed batch).
       if (run_fwd) {
         const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W);
-        ok = check("Forward RNN", f.y, pack(y, D * H), type) && ok;
-        ok = check("final hidden", f.hy, sort_state(hy), type) && ok;
-        if (lstm) ok = check("final cell", f.cy, sort_state(cy), type) && ok;
+        ok = check_rnn_output("Forward RNN", f.y, pack(y, D * H), type) && ok;
+        ok = check_rnn_output("final hidden", f.hy, sort_state(hy), type) && ok;
+        if (lstm) ok = check_rnn_output("final cell", f.cy, sort_state(cy), type) && ok;
       }
       if (run_bwd || run_wrw) {
         const auto b =
             ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, pack(dy, D * H),
                               sort_state(dhy), lstm ? sort_state(dcy) : V{});
         if (run_bwd) {
-          ok = check("Backward RNN Data", b.dx, pack(dx, I), type) && ok;
-          ok = check("initial hidden state", b.dhx, sort_state(dhx), type) && ok;
-          if (lstm) ok = check("inital cell state", b.dcx, sort_state(dcx), type) && ok;
+          ok = check_rnn_output("Backward RNN Data", b.dx, pack(dx, I), type) && ok;
+          ok = check_rnn_output("initial hidden state", b.dhx, sort_state(dhx), type) && ok;
+          if (lstm) ok = check_rnn_output("inital cell state", b.dcx, sort_state(dcx), type) && ok;
         }
-        if (run_wrw) ok = check("Backward RNN Weights", b.dw, all(dw), type) && ok;
+        if (run_wrw) ok = check_rnn_output("Backward RNN Weights", b.dw, dw.values(), type) && ok;
       }
     }
   }
