@@ -199,10 +199,11 @@ TEST_P(CpuKernels, RnnPackedGemmMatchesReference) {
       for (bool accumulate : {false, true}) {
         const long lda = t.K + 3, ldc = t.N + 5;
         const auto a = random_floats(static_cast<size_t>(t.M * lda), rng);
-        const auto w = random_floats(static_cast<size_t>(t.N) * t.K, rng);
+        // W's rows are longer than the matrix is wide (ld > width): the packing must follow ld.
+        const long ldw = (transposed ? t.K : t.N) + 3;
+        const auto w = random_floats(static_cast<size_t>((transposed ? t.N : t.K) * ldw), rng);
         std::vector<float> store(PackedGemmB::storage_floats(t.K, t.N) + 16);
-        const PackedGemmB b(GetParam(), w.data(), transposed ? t.K : t.N, t.K, t.N, transposed,
-                            store.data() + 1);
+        const PackedGemmB b(GetParam(), w.data(), ldw, t.K, t.N, transposed, store.data() + 1);
         const auto c0 = random_floats(static_cast<size_t>(t.M * ldc), rng);
         std::vector<float> c = c0;
         b.multiply(a.data(), lda, t.M, c.data(), ldc, accumulate, 2);
@@ -210,8 +211,7 @@ TEST_P(CpuKernels, RnnPackedGemmMatchesReference) {
           for (int j = 0; j < t.N; ++j) {
             double want = accumulate ? c0[i * ldc + j] : 0.0;
             for (int k = 0; k < t.K; ++k)
-              want += double(a[i * lda + k]) * (transposed ? w[static_cast<size_t>(j) * t.K + k]
-                                                           : w[static_cast<size_t>(k) * t.N + j]);
+              want += double(a[i * lda + k]) * (transposed ? w[j * ldw + k] : w[k * ldw + j]);
             ASSERT_NEAR(c[i * ldc + j], want, 1e-4) << t.M << "x" << t.N << "x" << t.K;
           }
       }
