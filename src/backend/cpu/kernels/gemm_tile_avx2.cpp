@@ -12,9 +12,15 @@ namespace {
 enum class BSource { Packed, Offset, OffsetMasked };
 enum class ASource { Rows, RowOffsets, Packed };
 
-template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows>
+// kPf: also prefetches pf_lines cache lines from pf into L2, one every kc / pf_lines k steps
+// (at most one per step; any left over after the loop go at the end).
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, bool kPf = false>
 void tile(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
-          int n, bool accumulate, const long* aoff = nullptr) {
+          int n, bool accumulate, const long* aoff = nullptr, const float* pf = nullptr,
+          long pf_lines = 0) {
+  const int pf_gap = pf_lines <= 0 ? kc + 1 : pf_lines >= kc ? 1 : static_cast<int>(kc / pf_lines);
+  long pf_done = 0;
+  int pf_next = 0;
   const float* arow[MR];
 #pragma GCC unroll 32
   for (int i = 0; i < MR; ++i)
@@ -33,6 +39,13 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
     for (int v = 0; v < NV; ++v)
       acc[i][v] = _mm256_setzero_ps();
   for (int k = 0; k < kc; ++k) {
+    if constexpr (kPf) {
+      if (k == pf_next && pf_done < pf_lines) {
+        _mm_prefetch(reinterpret_cast<const char*>(pf + pf_done * 16), _MM_HINT_T1);
+        ++pf_done;
+        pf_next += pf_gap;
+      }
+    }
     __m256 bv[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
@@ -51,6 +64,9 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
         acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
     }
   }
+  if constexpr (kPf)
+    for (; pf_done < pf_lines; ++pf_done)
+      _mm_prefetch(reinterpret_cast<const char*>(pf + pf_done * 16), _MM_HINT_T1);
   if (n == NV * 8) {
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i)
@@ -73,12 +89,16 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
   }
 }
 
-template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, int M = MR>
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, bool kPf = false, int M = MR>
 void tile_rows(int kc, const float* a, long lda, const float* b, const long* koff, float* c,
-               long ldc, int m, int n, bool accumulate, const long* aoff = nullptr) {
+               long ldc, int m, int n, bool accumulate, const long* aoff = nullptr,
+               const float* pf = nullptr, long pf_lines = 0) {
   if constexpr (M >= 1) {
-    if (m == M) return tile<M, NV, kSrc, kA>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
-    return tile_rows<MR, NV, kSrc, kA, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate, aoff);
+    if (m == M)
+      return tile<M, NV, kSrc, kA, kPf>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff, pf,
+                                        pf_lines);
+    return tile_rows<MR, NV, kSrc, kA, kPf, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate,
+                                                   aoff, pf, pf_lines);
   }
 }
 
@@ -86,6 +106,13 @@ template <int MR, int NV>
 void packed(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m, int n,
             bool accumulate) {
   tile_rows<MR, NV, BSource::Packed>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
+}
+
+template <int MR, int NV>
+void packed_prefetch(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m,
+                     int n, bool accumulate, const float* pf, long pf_lines) {
+  tile_rows<MR, NV, BSource::Packed, ASource::Rows, true>(kc, a, lda, bp, nullptr, c, ldc, m, n,
+                                                          accumulate, nullptr, pf, pf_lines);
 }
 
 template <int MR, int NV>
@@ -115,12 +142,14 @@ void offset(int kc, const float* a, long lda, const float* b, const long* koff, 
 }  // namespace
 
 const GemmTiles& gemm_tiles_avx2() {
-  static const GemmTiles tiles{
-      CpuIsa::Avx2,
-      3,
-      {{6, 16, 1.0, &packed<6, 2>, &offset<6, 2>, &arows<6, 2>, &packed_a<6, 2>},
-       {4, 24, 0.95, &packed<4, 3>, &offset<4, 3>, &arows<4, 3>, &packed_a<4, 3>},
-       {12, 8, 0.85, &packed<12, 1>, &offset<12, 1>, &arows<12, 1>, &packed_a<12, 1>}}};
+  static const GemmTiles tiles{CpuIsa::Avx2,
+                               3,
+                               {{6, 16, 1.0, &packed<6, 2>, &offset<6, 2>, &arows<6, 2>,
+                                 &packed_a<6, 2>, &packed_prefetch<6, 2>},
+                                {4, 24, 0.95, &packed<4, 3>, &offset<4, 3>, &arows<4, 3>,
+                                 &packed_a<4, 3>, &packed_prefetch<4, 3>},
+                                {12, 8, 0.85, &packed<12, 1>, &offset<12, 1>, &arows<12, 1>,
+                                 &packed_a<12, 1>, &packed_prefetch<12, 1>}}};
   return tiles;
 }
 

@@ -27,9 +27,15 @@ enum class ASource {
 
 // MR x (NV * 16) tile: MR * NV accumulators stay in registers for the whole k loop; each k
 // step loads NV vectors of B and broadcasts MR elements of A.
-template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows>
+// kPf: also prefetches pf_lines cache lines from pf into L2, one every kc / pf_lines k steps
+// (at most one per step; any left over after the loop go at the end).
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, bool kPf = false>
 void tile(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
-          int n, bool accumulate, const long* aoff = nullptr) {
+          int n, bool accumulate, const long* aoff = nullptr, const float* pf = nullptr,
+          long pf_lines = 0) {
+  const int pf_gap = pf_lines <= 0 ? kc + 1 : pf_lines >= kc ? 1 : static_cast<int>(kc / pf_lines);
+  long pf_done = 0;
+  int pf_next = 0;
   const float* arow[MR];
 #pragma GCC unroll 32
   for (int i = 0; i < MR; ++i)
@@ -50,6 +56,13 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
       acc[i][v] = _mm512_setzero_ps();
 #pragma GCC unroll 4
   for (int k = 0; k < kc; ++k) {
+    if constexpr (kPf) {
+      if (k == pf_next && pf_done < pf_lines) {
+        _mm_prefetch(reinterpret_cast<const char*>(pf + pf_done * 16), _MM_HINT_T1);
+        ++pf_done;
+        pf_next += pf_gap;
+      }
+    }
     __m512 bv[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
@@ -68,6 +81,9 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
         acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
   }
+  if constexpr (kPf)
+    for (; pf_done < pf_lines; ++pf_done)
+      _mm_prefetch(reinterpret_cast<const char*>(pf + pf_done * 16), _MM_HINT_T1);
   if (n == NV * 16) {
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i)
@@ -92,12 +108,16 @@ void tile(int kc, const float* a, long lda, const float* b, const long* koff, fl
 }
 
 // Edge rows: a tile of m < MR rows is its own instantiation, so its loop stays unrolled.
-template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, int M = MR>
+template <int MR, int NV, BSource kSrc, ASource kA = ASource::Rows, bool kPf = false, int M = MR>
 void tile_rows(int kc, const float* a, long lda, const float* b, const long* koff, float* c,
-               long ldc, int m, int n, bool accumulate, const long* aoff = nullptr) {
+               long ldc, int m, int n, bool accumulate, const long* aoff = nullptr,
+               const float* pf = nullptr, long pf_lines = 0) {
   if constexpr (M >= 1) {
-    if (m == M) return tile<M, NV, kSrc, kA>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff);
-    return tile_rows<MR, NV, kSrc, kA, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate, aoff);
+    if (m == M)
+      return tile<M, NV, kSrc, kA, kPf>(kc, a, lda, b, koff, c, ldc, n, accumulate, aoff, pf,
+                                        pf_lines);
+    return tile_rows<MR, NV, kSrc, kA, kPf, M - 1>(kc, a, lda, b, koff, c, ldc, m, n, accumulate,
+                                                   aoff, pf, pf_lines);
   }
 }
 
@@ -105,6 +125,13 @@ template <int MR, int NV>
 void packed(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m, int n,
             bool accumulate) {
   tile_rows<MR, NV, BSource::Packed>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
+}
+
+template <int MR, int NV>
+void packed_prefetch(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m,
+                     int n, bool accumulate, const float* pf, long pf_lines) {
+  tile_rows<MR, NV, BSource::Packed, ASource::Rows, true>(kc, a, lda, bp, nullptr, c, ldc, m, n,
+                                                          accumulate, nullptr, pf, pf_lines);
 }
 
 template <int MR, int NV>
@@ -136,13 +163,16 @@ void offset(int kc, const float* a, long lda, const float* b, const long* koff, 
 const GemmTiles& gemm_tiles_avx512() {
   // Measured alone on one core with B in L2 (kc 256): 8x48, 6x64, 12x32 ~185-195 GFLOP/s (of
   // a 217 FMA peak), 24x16 ~140.
-  static const GemmTiles tiles{
-      CpuIsa::Avx512,
-      4,
-      {{8, 48, 1.0, &packed<8, 3>, &offset<8, 3>, &arows<8, 3>, &packed_a<8, 3>},
-       {12, 32, 0.97, &packed<12, 2>, &offset<12, 2>, &arows<12, 2>, &packed_a<12, 2>},
-       {6, 64, 0.97, &packed<6, 4>, &offset<6, 4>, &arows<6, 4>, &packed_a<6, 4>},
-       {24, 16, 0.75, &packed<24, 1>, &offset<24, 1>, &arows<24, 1>, &packed_a<24, 1>}}};
+  static const GemmTiles tiles{CpuIsa::Avx512,
+                               4,
+                               {{8, 48, 1.0, &packed<8, 3>, &offset<8, 3>, &arows<8, 3>,
+                                 &packed_a<8, 3>, &packed_prefetch<8, 3>},
+                                {12, 32, 0.97, &packed<12, 2>, &offset<12, 2>, &arows<12, 2>,
+                                 &packed_a<12, 2>, &packed_prefetch<12, 2>},
+                                {6, 64, 0.97, &packed<6, 4>, &offset<6, 4>, &arows<6, 4>,
+                                 &packed_a<6, 4>, &packed_prefetch<6, 4>},
+                                {24, 16, 0.75, &packed<24, 1>, &offset<24, 1>, &arows<24, 1>,
+                                 &packed_a<24, 1>, &packed_prefetch<24, 1>}}};
   return tiles;
 }
 

@@ -36,6 +36,14 @@ void packed(int kc, const float* a, long lda, const float* bp, float* c, long ld
   tile<false>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
 }
 
+// The portable path prefetches the stream up front (no per-k interleaving).
+void packed_prefetch(int kc, const float* a, long lda, const float* bp, float* c, long ldc, int m,
+                     int n, bool accumulate, const float* pf, long pf_lines) {
+  for (long l = 0; l < pf_lines; ++l)
+    __builtin_prefetch(pf + l * 16, 0, 2);
+  tile<false>(kc, a, lda, bp, nullptr, c, ldc, m, n, accumulate);
+}
+
 void offset(int kc, const float* a, long lda, const float* b, const long* koff, float* c, long ldc,
             int m, int n, bool accumulate) {
   tile<true>(kc, a, lda, b, koff, c, ldc, m, n, accumulate);
@@ -65,7 +73,7 @@ void packed_a(int kc, const float* ap, long lda, const float* bp, float* c, long
 
 const GemmTiles& gemm_tiles_generic() {
   static const GemmTiles tiles{
-      CpuIsa::Generic, 1, {{kMr, kNr, 1.0, &packed, &offset, &arows, &packed_a}}};
+      CpuIsa::Generic, 1, {{kMr, kNr, 1.0, &packed, &offset, &arows, &packed_a, &packed_prefetch}}};
   return tiles;
 }
 
