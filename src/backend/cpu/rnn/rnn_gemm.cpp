@@ -51,9 +51,10 @@ PackedGemmB::PackedGemmB(CpuIsa isa, const float* src, long ld, int K, int N, bo
       float* dst = data_ + static_cast<size_t>(p) * K * nr;
       const int j0 = p * nr, width = std::min(nr, N - j0);
       transpose(isa, src + static_cast<size_t>(j0) * ld, ld, dst, nr, width, K);
-      if (width < nr)
-        for (int k = 0; k < K; ++k)
-          std::fill(dst + static_cast<size_t>(k) * nr + width, dst + (k + 1) * size_t(nr), 0.0f);
+      for (int k = 0; width < nr && k < K; ++k) {
+        float* row = dst + static_cast<size_t>(k) * nr;
+        std::fill(row + width, row + nr, 0.0f);
+      }
     }
     return;
   }
