@@ -36,8 +36,11 @@ std::vector<double> values(const HostTensor& t) {
 
 // relative_rms, but measured against at least `floor`: the inputs are of order 1, and a mean
 // near zero (or an all-zero dx when a group has one value) would turn rounding into a failure.
-// dscale / dbias are sums of M terms of order 1; a single one (C = 1) lands near zero now and
-// then by chance, so they are measured against at least 1.
+// dscale / dbias are sums of M terms of order 1 (dy uniform in [-1, 1]): their fp32 rounding
+// error grows with the terms, ~sqrt(M) in size, not with the sum, which for a single channel
+// (C = 1) lands near zero now and then by chance. They are measured against 0.5 sqrt(M) (at
+// least 1): with a floor of 1, C = 1 and M = 14700 failed in one CI run
+// (1.2e-4 against 1e-4, seed 3925866032 in the ASan build).
 double error(const std::vector<double>& want, const std::vector<double>& got, double floor = 0.1) {
   double peak = floor;
   for (double v : want)
@@ -229,8 +232,11 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
     if (k.dir == BnDirection::ForwardInference)
       EXPECT_EQ(mm.bytes, m0.bytes) << "inference must not write the estimates";
     if (k.dir == BnDirection::Backward) {
-      EXPECT_LE(error(want_ds, values(ds), 1.0), tol) << "dscale";
-      EXPECT_LE(error(want_db, values(db), 1.0), tol) << "dbias";
+      const double terms =
+          static_cast<double>(want_out.size()) / std::max<size_t>(1, want_ds.size());
+      const double sum_floor = std::max(1.0, 0.5 * std::sqrt(terms));
+      EXPECT_LE(error(want_ds, values(ds), sum_floor), tol) << "dscale";
+      EXPECT_LE(error(want_db, values(db), sum_floor), tol) << "dbias";
     }
   }
   return ran;
