@@ -22,6 +22,9 @@ struct RnnBackwardBuffers;
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
 
+// Direction of Backend::copy. "Device" is the backend's memory (host memory on the CPU).
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -68,7 +71,20 @@ class Backend {
   // it); beta = 0 ignores dst's old contents, NaN included.
   virtual void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
                            float beta) = 0;
+
+  // Memory moves for front-end code that must not touch device memory itself (RNN parameter
+  // get/set, sequence packing, fp16 staging). All are ordered on the handle's stream; copies
+  // from or to the host return once the host side may be reused.
+  virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind) = 0;
+  virtual void fill_zero(void* dst, size_t bytes) = 0;
+  // n values between IEEE half (raw bits) and float, both in the backend's memory.
+  virtual void half_to_float(const uint16_t* src, size_t n, float* dst) = 0;
+  virtual void float_to_half(const float* src, size_t n, uint16_t* dst) = 0;
 };
+
+// True when this library has the CUDA backend and the CUDA runtime sees at least one device
+// (asked once per process). Decides the default backend (core/handle.cpp).
+bool cuda_device_present();
 
 // CPU backend: host pointers, OpenMP threads, wall-clock timing.
 std::unique_ptr<Backend> make_cpu_backend(const Config& config);

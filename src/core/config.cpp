@@ -74,8 +74,10 @@ Config Config::from_environment(std::string* warnings) {
     const std::string b = lower(*v);
     if (b == "cpu") {
       c.backend = BackendKind::Cpu;
+      c.backend_from_env = true;
     } else if (b == "cuda") {
       c.backend = BackendKind::Cuda;
+      c.backend_from_env = true;
     } else if (warnings != nullptr) {
       *warnings += "ignoring MIOPEN_BACKEND='" + *v + "': expected cpu or cuda\n";
     }

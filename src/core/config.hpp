@@ -36,7 +36,10 @@ struct Config {
   bool log_elapsed_time = false;
 
   // Backend (MIOPEN_BACKEND) and CPU threads (ANYDNN_NUM_THREADS, default: all OpenMP threads).
+  // Without MIOPEN_BACKEND a handle runs on CUDA when this library has the CUDA backend and a
+  // CUDA device is present, else on the CPU (core/handle.cpp, docs/env-vars.md).
   BackendKind backend = BackendKind::Cpu;
+  bool backend_from_env = false;  // MIOPEN_BACKEND named one
   int num_threads = 1;
   // Vector instruction set of the CPU kernels (ANYDNN_CPU_ISA, default: the best supported).
   CpuIsa cpu_isa = CpuIsa::Generic;

@@ -3,6 +3,10 @@
 namespace anydnn {
 
 Handle::Handle(const Config& config, void* stream) : config_(config) {
+  // MIOPEN_BACKEND decides when set; otherwise a GPU, when this build can use one, as a MIOpen
+  // client expects (its buffers are device memory).
+  if (!config_.backend_from_env)
+    config_.backend = cuda_device_present() ? BackendKind::Cuda : BackendKind::Cpu;
   if (config_.backend == BackendKind::Cuda) {
     backend_ = make_cuda_backend(config_, stream);
   } else {

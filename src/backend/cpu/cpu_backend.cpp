@@ -1,5 +1,6 @@
 // The CPU backend: host memory, OpenMP threads, wall-clock timing.
 #include <chrono>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "backend/cpu/rnn/rnn_backward.hpp"
 #include "backend/cpu/rnn/rnn_forward.hpp"
 #include "backend/cpu/tensor_ops.hpp"
+#include "core/float_types.hpp"
 #include "solver/conv_registry.hpp"
 
 namespace anydnn {
@@ -75,6 +77,18 @@ class CpuBackend final : public Backend {
   void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
                    float beta) override {
     cpu::scale_blend(desc, src, dst, alpha, beta, threads_);
+  }
+  void copy(void* dst, const void* src, size_t bytes, CopyKind) override {
+    if (bytes != 0) std::memcpy(dst, src, bytes);
+  }
+  void fill_zero(void* dst, size_t bytes) override {
+    if (bytes != 0) std::memset(dst, 0, bytes);
+  }
+  void half_to_float(const uint16_t* src, size_t n, float* dst) override {
+    anydnn::half_to_float(src, n, dst);
+  }
+  void float_to_half(const float* src, size_t n, uint16_t* dst) override {
+    anydnn::float_to_half(src, n, dst);
   }
 
  private:

@@ -1,113 +1,160 @@
-// The CUDA backend: device pointers, a cudaStream_t per handle, CUDA-event timing.
-// Convolution, batch-norm and RNN kernels arrive with the [cuda] issue; until then the registry
-// is empty and every primitive reports NotImplemented on this backend.
-#include <cuda_runtime.h>
+// The CUDA backend (cuda_backend.hpp). Kernels live in files mirroring backend/cpu: conv/ and
+// bn/ solvers with their registries, conv_bias, tensor_ops, dropout, rnn/.
+#include "backend/cuda/cuda_backend.hpp"
 
+#include <cctype>
 #include <string>
 
-#include "backend/backend.hpp"
 #include "backend/cuda/bn_registry.hpp"
+#include "backend/cuda/conv_bias.hpp"
 #include "backend/cuda/conv_registry.hpp"
-#include "core/errors.hpp"
-#include "solver/conv_registry.hpp"
+#include "backend/cuda/cuda_check.hpp"
+#include "backend/cuda/dropout.hpp"
+#include "backend/cuda/rnn/rnn_backward.hpp"
+#include "backend/cuda/rnn/rnn_forward.hpp"
+#include "backend/cuda/tensor_ops.hpp"
 
 namespace anydnn {
 
+namespace cuda {
+
 namespace {
 
-void check_cuda(cudaError_t err, const char* what) {
-  if (err != cudaSuccess)
-    ANYDNN_THROW(miopenStatusInternalError, what << ": " << cudaGetErrorString(err));
+// "NVIDIA H100 80GB HBM3" -> "NVIDIA_H100_80GB_HBM3": find-db keys and log fields stay one word.
+std::string word(const char* name) {
+  std::string s;
+  for (const char* c = name; *c != '\0'; ++c)
+    s += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+  return s;
 }
-
-class CudaBackend final : public Backend {
- public:
-  CudaBackend(const Config& config, void* stream)
-      : stream_(static_cast<cudaStream_t>(stream)),
-        conv_solvers_(cuda::make_conv_registry()),
-        bn_solvers_(cuda::make_bn_registry()) {
-    (void)config;
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,
-                 "MIOPEN_BACKEND=cuda but no usable CUDA device: "
-                     << (err == cudaSuccess ? "no devices" : cudaGetErrorString(err)));
-    check_cuda(cudaGetDevice(&device_), "cudaGetDevice");
-    cudaDeviceProp prop{};
-    check_cuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
-    device_id_ = "cuda-sm" + std::to_string(prop.major) + std::to_string(prop.minor) + "-" +
-                 std::to_string(prop.multiProcessorCount);
-    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
-    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
-  }
-  ~CudaBackend() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-
-  BackendKind kind() const override { return BackendKind::Cuda; }
-  std::string device_id() const override { return device_id_; }
-  const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
-  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
-  void* stream() const override { return stream_; }
-  void set_stream(void* stream) override { stream_ = static_cast<cudaStream_t>(stream); }
-  float run_timed(const std::function<void()>& work) override {
-    check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
-    work();
-    check_cuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
-    float ms = 0.0f;
-    check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-    return ms;
-  }
-  void rnn_forward(const RnnShape&, const RnnForwardBuffers&) override {
-    ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
-  }
-  void dropout_apply(const TensorDescriptor&, const void*, const TensorDescriptor&, void*, uint8_t*,
-                     bool, uint64_t, uint64_t, float) override {
-    ANYDNN_THROW(miopenStatusNotImplemented,
-                 "dropout on the CUDA backend comes with the [cuda] issue");
-  }
-  void rnn_backward_data(const RnnShape&, const RnnBackwardBuffers&) override {
-    ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
-  }
-  void rnn_backward_weights(const RnnShape&, const RnnBackwardBuffers&) override {
-    ANYDNN_THROW(miopenStatusNotImplemented, "RNN on the CUDA backend comes with the [cuda] issue");
-  }
-  void synchronize() override {
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-  }
-  void conv_bias_forward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*,
-                         float, float) override {
-    ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias on CUDA comes with the [cuda] work");
-  }
-  DeviceBuffer allocate(size_t bytes) override {
-    void* p = nullptr;
-    check_cuda(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
-    return DeviceBuffer(p, [](void* q) { cudaFree(q); });
-  }
-  void scale_blend(const TensorDescriptor&, const void*, void*, float, float) override {
-    ANYDNN_THROW(miopenStatusNotImplemented, "tensor blending on CUDA comes with the [cuda] work");
-  }
-  void conv_bias_backward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*,
-                          float, float) override {
-    ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias on CUDA comes with the [cuda] work");
-  }
-
- private:
-  cudaStream_t stream_ = nullptr;
-  ConvSolverRegistry conv_solvers_;
-  BnSolverRegistry bn_solvers_;
-  int device_ = 0;
-  std::string device_id_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
-};
 
 }  // namespace
 
+CudaBackend::CudaBackend(const Config& config, void* stream)
+    : stream_(static_cast<cudaStream_t>(stream)),
+      conv_solvers_(make_conv_registry()),
+      bn_solvers_(make_bn_registry()) {
+  (void)config;
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,
+               "MIOPEN_BACKEND=cuda but no usable CUDA device: "
+                   << (err == cudaSuccess ? "no devices" : cudaGetErrorString(err)));
+  check_cuda(cudaGetDevice(&device_), "cudaGetDevice");
+  check_cuda(cudaGetDeviceProperties(&prop_, device_), "cudaGetDeviceProperties");
+  // Architecture, SM count and model decide the timings, so all three name the device whose
+  // find-db records apply.
+  device_id_ = "cuda-sm" + std::to_string(prop_.major) + std::to_string(prop_.minor) + "-" +
+               std::to_string(prop_.multiProcessorCount) + "cu-" + word(prop_.name);
+  check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+  check_cublas(cublasCreate(&cublas_), "cublasCreate");
+  check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+}
+
+CudaBackend::~CudaBackend() {
+  if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (start_ != nullptr) cudaEventDestroy(start_);
+  if (stop_ != nullptr) cudaEventDestroy(stop_);
+}
+
+void CudaBackend::set_stream(void* stream) {
+  stream_ = static_cast<cudaStream_t>(stream);
+  check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+}
+
+float CudaBackend::run_timed(const std::function<void()>& work) {
+  check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
+  work();
+  check_cuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+  float ms = 0.0f;
+  check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  return ms;
+}
+
+void CudaBackend::synchronize() {
+  check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+}
+
+void CudaBackend::conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
+                                    const TensorDescriptor& y_desc, void* y, float alpha,
+                                    float beta) {
+  cuda::conv_bias_forward(b_desc, b, y_desc, y, alpha, beta, stream_);
+}
+
+void CudaBackend::conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                                     const TensorDescriptor& db_desc, void* db, float alpha,
+                                     float beta) {
+  cuda::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, stream_);
+}
+
+void CudaBackend::rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) {
+  cuda::rnn_forward(shape, buffers, *this);
+}
+
+void CudaBackend::rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) {
+  cuda::rnn_backward_data(shape, buffers, *this);
+}
+
+void CudaBackend::rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) {
+  cuda::rnn_backward_weights(shape, buffers, *this);
+}
+
+void CudaBackend::dropout_apply(const TensorDescriptor& in_desc, const void* in,
+                                const TensorDescriptor& out_desc, void* out, uint8_t* mask,
+                                bool generate, uint64_t seed, uint64_t counter, float dropout) {
+  cuda::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout,
+                      stream_);
+}
+
+DeviceBuffer CudaBackend::allocate(size_t bytes) {
+  void* p = nullptr;
+  check_cuda(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
+  return DeviceBuffer(p, [](void* q) { cudaFree(q); });
+}
+
+void CudaBackend::scale_blend(const TensorDescriptor& desc, const void* src, void* dst,
+                              float alpha, float beta) {
+  cuda::scale_blend(desc, src, dst, alpha, beta, stream_);
+}
+
+void CudaBackend::copy(void* dst, const void* src, size_t bytes, CopyKind kind) {
+  if (bytes == 0) return;
+  const cudaMemcpyKind k = kind == CopyKind::HostToDevice   ? cudaMemcpyHostToDevice
+                           : kind == CopyKind::DeviceToHost ? cudaMemcpyDeviceToHost
+                                                            : cudaMemcpyDeviceToDevice;
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, k, stream_), "cudaMemcpyAsync");
+  // The host side of a copy must be reusable (or readable) when this returns.
+  if (kind != CopyKind::DeviceToDevice) synchronize();
+}
+
+void CudaBackend::fill_zero(void* dst, size_t bytes) {
+  if (bytes != 0) check_cuda(cudaMemsetAsync(dst, 0, bytes, stream_), "cudaMemsetAsync");
+}
+
+void CudaBackend::half_to_float(const uint16_t* src, size_t n, float* dst) {
+  cuda::half_to_float(src, n, dst, stream_);
+}
+
+void CudaBackend::float_to_half(const float* src, size_t n, uint16_t* dst) {
+  cuda::float_to_half(src, n, dst, stream_);
+}
+
+}  // namespace cuda
+
+bool cuda_device_present() {
+  // Asked once: initialising the CUDA runtime costs tens of milliseconds, and the answer does
+  // not change while the process runs.
+  static const bool present = [] {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  }();
+  return present;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(const Config& config, void* stream) {
-  return std::make_unique<CudaBackend>(config, stream);
+  return std::make_unique<cuda::CudaBackend>(config, stream);
 }
 
 }  // namespace anydnn

@@ -1,0 +1,75 @@
+// The CUDA backend: device pointers, a cudaStream_t per handle, CUDA-event timing, one cuBLAS
+// handle bound to that stream. Solvers reach it through cuda::backend_of(ctx).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "backend/backend.hpp"
+#include "solver/bn_solver.hpp"
+#include "solver/conv_registry.hpp"
+
+namespace anydnn::cuda {
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(const Config& config, void* stream);
+  ~CudaBackend() override;
+
+  BackendKind kind() const override { return BackendKind::Cuda; }
+  std::string device_id() const override { return device_id_; }
+  const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
+  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
+  void* stream() const override { return stream_; }
+  void set_stream(void* stream) override;
+  float run_timed(const std::function<void()>& work) override;
+  void synchronize() override;
+
+  void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
+                         const TensorDescriptor& y_desc, void* y, float alpha,
+                         float beta) override;
+  void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                          const TensorDescriptor& db_desc, void* db, float alpha,
+                          float beta) override;
+  void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override;
+  void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override;
+  void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override;
+  void dropout_apply(const TensorDescriptor& in_desc, const void* in,
+                     const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
+                     uint64_t seed, uint64_t counter, float dropout) override;
+  DeviceBuffer allocate(size_t bytes) override;
+  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
+                   float beta) override;
+  void copy(void* dst, const void* src, size_t bytes, CopyKind kind) override;
+  void fill_zero(void* dst, size_t bytes) override;
+  void half_to_float(const uint16_t* src, size_t n, float* dst) override;
+  void float_to_half(const float* src, size_t n, uint16_t* dst) override;
+
+  // --- for the CUDA solvers and kernels ---
+  cudaStream_t cuda_stream() const { return stream_; }
+  // Bound to cuda_stream(); default math mode (TF32 only where a solver asks for it).
+  cublasHandle_t cublas() const { return cublas_; }
+  const cudaDeviceProp& properties() const { return prop_; }
+  int sm_version() const { return prop_.major * 10 + prop_.minor; }  // 90 for H100
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  ConvSolverRegistry conv_solvers_;
+  BnSolverRegistry bn_solvers_;
+  int device_ = 0;
+  cudaDeviceProp prop_{};
+  std::string device_id_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+};
+
+// The CUDA backend of a solver's context (only CUDA solvers call it: their registry is only
+// reachable through a CudaBackend).
+inline CudaBackend& backend_of(const ExecutionContext& ctx) {
+  return static_cast<CudaBackend&>(ctx.backend);
+}
+
+}  // namespace anydnn::cuda
