@@ -20,3 +20,35 @@ if(ANYDNN_WITH_CUDA STREQUAL "ON" OR ANYDNN_WITH_CUDA STREQUAL "AUTO")
   endif()
 endif()
 message(STATUS "anydnn CUDA backend: ${ANYDNN_CUDA_ENABLED}")
+
+# CUTLASS headers (PyPI nvidia-cutlass, installed by scripts/install-deps.sh) for the
+# tensor-core implicit-GEMM solvers. Without them those solvers are left out and the rest of the
+# CUDA backend builds as before.
+set(ANYDNN_HAVE_CUTLASS OFF)
+if(ANYDNN_CUDA_ENABLED)
+  if(NOT ANYDNN_CUTLASS_INCLUDE_DIR)
+    # The python3 on PATH: the one scripts/install-deps.sh installed the package with.
+    find_program(ANYDNN_PYTHON3 python3)
+    if(ANYDNN_PYTHON3)
+      # find_spec locates the package without importing it (its import pulls numpy etc.).
+      execute_process(
+        COMMAND ${ANYDNN_PYTHON3} -c
+          "import importlib.util, os; s = importlib.util.find_spec('cutlass_library'); print(os.path.join(list(s.submodule_search_locations)[0], 'source', 'include') if s else '')"
+        OUTPUT_VARIABLE _anydnn_cutlass_guess OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    endif()
+  endif()
+  set(_anydnn_cutlass_doc
+      "CUTLASS include directory (holds cutlass/cutlass.h); empty: ask python3 for nvidia-cutlass")
+  set(ANYDNN_CUTLASS_INCLUDE_DIR "" CACHE PATH "${_anydnn_cutlass_doc}")
+  # An empty entry is re-guessed on every configure, so installing the package later is enough.
+  if(NOT ANYDNN_CUTLASS_INCLUDE_DIR AND _anydnn_cutlass_guess)
+    set(ANYDNN_CUTLASS_INCLUDE_DIR "${_anydnn_cutlass_guess}" CACHE PATH "${_anydnn_cutlass_doc}" FORCE)
+  endif()
+  if(ANYDNN_CUTLASS_INCLUDE_DIR AND EXISTS "${ANYDNN_CUTLASS_INCLUDE_DIR}/cutlass/conv/device/implicit_gemm_convolution.h")
+    set(ANYDNN_HAVE_CUTLASS ON)
+    message(STATUS "anydnn CUTLASS headers: ${ANYDNN_CUTLASS_INCLUDE_DIR}")
+  else()
+    message(STATUS "anydnn CUTLASS headers: not found (pip install nvidia-cutlass, or set "
+                   "ANYDNN_CUTLASS_INCLUDE_DIR); the CUDA tensor-core conv solvers are left out")
+  endif()
+endif()

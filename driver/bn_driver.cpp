@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <utility>
 
 #include "bn_reference.hpp"
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"  // exit codes
 #include "conv_spec.hpp"    // layout_enum
+#include "device_buffer.hpp"
 #include "host_buffer.hpp"
 #include "verify.hpp"
 
@@ -67,6 +69,8 @@ class BnDriver {
  private:
   miopenStatus_t setup();
   void init_data();
+  miopenStatus_t init_device();
+  miopenStatus_t download_outputs();
   miopenStatus_t call_forward(double factor);
   miopenStatus_t call_backward();
   void print_times(bool forward, float low, double avg_sum, double wall_sum, int iters) const;
@@ -81,6 +85,11 @@ class BnDriver {
   std::mt19937 rng_;
   HostTensor x_, y_, y_prior_, dy_, dx_, dx_prior_, scale_, bias_, run_mean_, run_var_, run_mean0_,
       run_var0_, save_mean_, save_invvar_, dscale_, dbias_;
+  // What the library reads and writes (device_buffer.hpp): the host tensors on the CPU backend,
+  // device copies of them on CUDA.
+  Memory memory_ = Memory::Host;
+  DeviceBuffer x_dev_, y_dev_, dy_dev_, dx_dev_, scale_dev_, bias_dev_, run_mean_dev_, run_var_dev_,
+      save_mean_dev_, save_invvar_dev_, dscale_dev_, dbias_dev_;
   bool time_ = false, wall_ = false;
 };
 
@@ -147,27 +156,62 @@ void BnDriver::init_data() {
   dbias_.poison();
 }
 
+miopenStatus_t BnDriver::init_device() {
+  // Every tensor as init_data left it: inputs, the prior outputs beta blends with, and the
+  // poisoned outputs.
+  const std::pair<DeviceBuffer*, HostTensor*> all[] = {{&x_dev_, &x_},
+                                                       {&y_dev_, &y_},
+                                                       {&dy_dev_, &dy_},
+                                                       {&dx_dev_, &dx_},
+                                                       {&scale_dev_, &scale_},
+                                                       {&bias_dev_, &bias_},
+                                                       {&run_mean_dev_, &run_mean_},
+                                                       {&run_var_dev_, &run_var_},
+                                                       {&save_mean_dev_, &save_mean_},
+                                                       {&save_invvar_dev_, &save_invvar_},
+                                                       {&dscale_dev_, &dscale_},
+                                                       {&dbias_dev_, &dbias_}};
+  for (const auto& [dev, host] : all) {
+    miopenStatus_t rc = dev->mirror(memory_, *host);
+    if (rc == miopenStatusSuccess) rc = dev->upload();
+    if (rc != miopenStatusSuccess) return rc;
+  }
+  return miopenStatusSuccess;
+}
+
+miopenStatus_t BnDriver::download_outputs() {
+  // Everything a pass may write; the statistics a pass only reads come back unchanged.
+  for (const DeviceBuffer* dev : {&y_dev_, &dx_dev_, &run_mean_dev_, &run_var_dev_, &save_mean_dev_,
+                                  &save_invvar_dev_, &dscale_dev_, &dbias_dev_}) {
+    if (const miopenStatus_t rc = dev->download(); rc != miopenStatusSuccess) return rc;
+  }
+  return miopenStatusSuccess;
+}
+
 miopenStatus_t BnDriver::call_forward(double factor) {
   const float alpha = static_cast<float>(spec_.alpha), beta = static_cast<float>(spec_.beta);
   if (spec_.forward_inference()) {
     return miopenBatchNormalizationForwardInference(
         handle_.h, spec_.mode, const_cast<float*>(&alpha), const_cast<float*>(&beta), descs_.x,
-        x_.data(), descs_.x, y_.data(), descs_.p, scale_.data(), bias_.data(),
-        spec_.run ? run_mean_.data() : nullptr, spec_.run ? run_var_.data() : nullptr, kEpsilon);
+        x_dev_.data(), descs_.x, y_dev_.data(), descs_.p, scale_dev_.data(), bias_dev_.data(),
+        spec_.run ? run_mean_dev_.data() : nullptr, spec_.run ? run_var_dev_.data() : nullptr,
+        kEpsilon);
   }
   return miopenBatchNormalizationForwardTraining(
       handle_.h, spec_.mode, const_cast<float*>(&alpha), const_cast<float*>(&beta), descs_.x,
-      x_.data(), descs_.x, y_.data(), descs_.p, scale_.data(), bias_.data(), factor,
-      spec_.run ? run_mean_.data() : nullptr, spec_.run ? run_var_.data() : nullptr, kEpsilon,
-      spec_.save ? save_mean_.data() : nullptr, spec_.save ? save_invvar_.data() : nullptr);
+      x_dev_.data(), descs_.x, y_dev_.data(), descs_.p, scale_dev_.data(), bias_dev_.data(), factor,
+      spec_.run ? run_mean_dev_.data() : nullptr, spec_.run ? run_var_dev_.data() : nullptr,
+      kEpsilon, spec_.save ? save_mean_dev_.data() : nullptr,
+      spec_.save ? save_invvar_dev_.data() : nullptr);
 }
 
 miopenStatus_t BnDriver::call_backward() {
   const float one = 1.0f, zero = 0.0f;
   return miopenBatchNormalizationBackward(
-      handle_.h, spec_.mode, &one, &zero, &one, &zero, descs_.x, x_.data(), descs_.x, dy_.data(),
-      descs_.x, dx_.data(), descs_.p, scale_.data(), dscale_.data(), dbias_.data(), kEpsilon,
-      spec_.save ? save_mean_.data() : nullptr, spec_.save ? save_invvar_.data() : nullptr);
+      handle_.h, spec_.mode, &one, &zero, &one, &zero, descs_.x, x_dev_.data(), descs_.x,
+      dy_dev_.data(), descs_.x, dx_dev_.data(), descs_.p, scale_dev_.data(), dscale_dev_.data(),
+      dbias_dev_.data(), kEpsilon, spec_.save ? save_mean_dev_.data() : nullptr,
+      spec_.save ? save_invvar_dev_.data() : nullptr);
 }
 
 void BnDriver::print_times(bool forward, float low, double avg_sum, double wall_sum,
@@ -288,13 +332,7 @@ int BnDriver::run(int argc, const char* const* argv) {
     std::cout << "Error creating a handle, status = " << rc << std::endl;
     return rc;
   }
-  anydnnBackend_t backend = anydnnBackendCpu;
-  anydnnGetBackend(handle_.h, &backend);
-  if (backend != anydnnBackendCpu) {
-    std::cerr << "MIOpenDriver: device buffers for the CUDA backend are not supported yet"
-              << std::endl;
-    return miopenStatusNotImplemented;
-  }
+  if ((rc = memory_of(handle_.h, memory_)) != miopenStatusSuccess) return rc;
   if (time_) miopenEnableProfiling(handle_.h, true);
   rc = setup();
   if (rc != miopenStatusSuccess) {
@@ -302,6 +340,7 @@ int BnDriver::run(int argc, const char* const* argv) {
     return rc;
   }
   init_data();
+  if ((rc = init_device()) != miopenStatusSuccess) return rc;
   const bool verify_on = flags_.get_int("verify") != 0;
   const bool forward = spec_.forward_training() || spec_.forward_inference();
 
@@ -310,6 +349,8 @@ int BnDriver::run(int argc, const char* const* argv) {
   for (int i = 0; i < iters; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     rc = forward ? call_forward(1.0 / (1.0 + i)) : call_backward();
+    // The wall clock measures the work, not its queueing.
+    if (rc == miopenStatusSuccess && wall_) rc = synchronize(memory_);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (rc != miopenStatusSuccess) {
@@ -331,9 +372,12 @@ int BnDriver::run(int argc, const char* const* argv) {
   if (spec_.beta != 0.0) {
     y_.bytes = y_prior_.bytes;
     dx_.bytes = dx_prior_.bytes;
+    if ((rc = y_dev_.upload()) != miopenStatusSuccess) return rc;
+    if ((rc = dx_dev_.upload()) != miopenStatusSuccess) return rc;
     rc = forward ? call_forward(1.0 / (1.0 + iters)) : call_backward();
     if (rc != miopenStatusSuccess) return rc;
   }
+  if ((rc = download_outputs()) != miopenStatusSuccess) return rc;
   const int calls = iters + (spec_.beta != 0.0 ? 1 : 0);
   const bool ok = forward ? verify_forward(calls) : verify_backward();
   return ok ? 0 : kExitVerifyFailed;

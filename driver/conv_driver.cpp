@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
 #include "conv_reference.hpp"
 #include "verify.hpp"
@@ -172,6 +173,32 @@ std::optional<std::string> ConvDriver::init_data() {
   return std::nullopt;
 }
 
+DeviceBuffer& ConvDriver::device_output_of(Dir d) {
+  switch (d) {
+    case Dir::Fwd:
+      return y_dev_;
+    case Dir::Bwd:
+      return dx_dev_;
+    case Dir::Wrw:
+      return dw_dev_;
+  }
+  return y_dev_;
+}
+
+miopenStatus_t ConvDriver::init_device() {
+  // Every tensor, also the outputs: on the device they start as the host copies do. Tensors the
+  // directions do not use are empty and get null pointers, as before.
+  const std::pair<DeviceBuffer*, HostTensor*> all[] = {
+      {&x_dev_, &x_},   {&w_dev_, &w_},   {&y_dev_, &y_}, {&dx_dev_, &dx_},
+      {&dw_dev_, &dw_}, {&dy_dev_, &dy_}, {&b_dev_, &b_}, {&db_dev_, &db_}};
+  for (const auto& [dev, host] : all) {
+    miopenStatus_t rc = dev->mirror(memory_, *host);
+    if (rc == miopenStatusSuccess) rc = dev->upload();
+    if (rc != miopenStatusSuccess) return rc;
+  }
+  return miopenStatusSuccess;
+}
+
 HostTensor& ConvDriver::output_of(Dir d) {
   switch (d) {
     case Dir::Fwd:
@@ -203,18 +230,19 @@ miopenStatus_t ConvDriver::call_run(Dir d, int algo, void* ws, size_t ws_size) {
   const float alpha = 1.0f, beta = 0.0f;
   switch (d) {
     case Dir::Fwd:
-      return miopenConvolutionForward(handle_, &alpha, x_desc_, x_.data(), w_desc_, w_.data(),
-                                      conv_desc_, static_cast<miopenConvFwdAlgorithm_t>(algo),
-                                      &beta, y_desc_, y_.data(), ws, ws_size);
+      return miopenConvolutionForward(
+          handle_, &alpha, x_desc_, x_dev_.data(), w_desc_, w_dev_.data(), conv_desc_,
+          static_cast<miopenConvFwdAlgorithm_t>(algo), &beta, y_desc_, y_dev_.data(), ws, ws_size);
     case Dir::Bwd:
-      return miopenConvolutionBackwardData(
-          handle_, &alpha, y_desc_, dy_.data(), w_desc_, w_.data(), conv_desc_,
-          static_cast<miopenConvBwdDataAlgorithm_t>(algo), &beta, x_desc_, dx_.data(), ws, ws_size);
+      return miopenConvolutionBackwardData(handle_, &alpha, y_desc_, dy_dev_.data(), w_desc_,
+                                           w_dev_.data(), conv_desc_,
+                                           static_cast<miopenConvBwdDataAlgorithm_t>(algo), &beta,
+                                           x_desc_, dx_dev_.data(), ws, ws_size);
     case Dir::Wrw:
-      return miopenConvolutionBackwardWeights(handle_, &alpha, y_desc_, dy_.data(), x_desc_,
-                                              x_.data(), conv_desc_,
+      return miopenConvolutionBackwardWeights(handle_, &alpha, y_desc_, dy_dev_.data(), x_desc_,
+                                              x_dev_.data(), conv_desc_,
                                               static_cast<miopenConvBwdWeightsAlgorithm_t>(algo),
-                                              &beta, w_desc_, dw_.data(), ws, ws_size);
+                                              &beta, w_desc_, dw_dev_.data(), ws, ws_size);
   }
   return miopenStatusInternalError;
 }
@@ -222,16 +250,17 @@ miopenStatus_t ConvDriver::call_run(Dir d, int algo, void* ws, size_t ws_size) {
 miopenStatus_t ConvDriver::call_immediate(Dir d, uint64_t id, void* ws, size_t ws_size) {
   switch (d) {
     case Dir::Fwd:
-      return miopenConvolutionForwardImmediate(handle_, w_desc_, w_.data(), x_desc_, x_.data(),
-                                               conv_desc_, y_desc_, y_.data(), ws, ws_size, id);
+      return miopenConvolutionForwardImmediate(handle_, w_desc_, w_dev_.data(), x_desc_,
+                                               x_dev_.data(), conv_desc_, y_desc_, y_dev_.data(),
+                                               ws, ws_size, id);
     case Dir::Bwd:
-      return miopenConvolutionBackwardDataImmediate(handle_, y_desc_, dy_.data(), w_desc_,
-                                                    w_.data(), conv_desc_, x_desc_, dx_.data(), ws,
-                                                    ws_size, id);
+      return miopenConvolutionBackwardDataImmediate(handle_, y_desc_, dy_dev_.data(), w_desc_,
+                                                    w_dev_.data(), conv_desc_, x_desc_,
+                                                    dx_dev_.data(), ws, ws_size, id);
     case Dir::Wrw:
-      return miopenConvolutionBackwardWeightsImmediate(handle_, y_desc_, dy_.data(), x_desc_,
-                                                       x_.data(), conv_desc_, w_desc_, dw_.data(),
-                                                       ws, ws_size, id);
+      return miopenConvolutionBackwardWeightsImmediate(handle_, y_desc_, dy_dev_.data(), x_desc_,
+                                                       x_dev_.data(), conv_desc_, w_desc_,
+                                                       dw_dev_.data(), ws, ws_size, id);
   }
   return miopenStatusInternalError;
 }
@@ -351,27 +380,27 @@ miopenStatus_t ConvDriver::run_find(Dir d) {
     std::cout << "Error getting workspace size, status = " << rc << std::endl;
     return rc;
   }
-  workspace_.assign(ws_size, 0);
-  void* ws = ws_size > 0 ? workspace_.data() : nullptr;
+  if ((rc = workspace_.scratch(memory_, ws_size)) != miopenStatusSuccess) return rc;
+  void* ws = workspace_.data();
   const bool search = flags_.get_int("search") == 1;
   constexpr int kRequest = 2;
   miopenConvAlgoPerf_t perf[kRequest] = {};
   int found = 0;
   switch (d) {
     case Dir::Fwd:
-      rc = miopenFindConvolutionForwardAlgorithm(handle_, x_desc_, x_.data(), w_desc_, w_.data(),
-                                                 conv_desc_, y_desc_, y_.data(), kRequest, &found,
-                                                 perf, ws, ws_size, search);
+      rc = miopenFindConvolutionForwardAlgorithm(handle_, x_desc_, x_dev_.data(), w_desc_,
+                                                 w_dev_.data(), conv_desc_, y_desc_, y_dev_.data(),
+                                                 kRequest, &found, perf, ws, ws_size, search);
       break;
     case Dir::Bwd:
-      rc = miopenFindConvolutionBackwardDataAlgorithm(handle_, y_desc_, dy_.data(), w_desc_,
-                                                      w_.data(), conv_desc_, x_desc_, dx_.data(),
-                                                      kRequest, &found, perf, ws, ws_size, search);
+      rc = miopenFindConvolutionBackwardDataAlgorithm(
+          handle_, y_desc_, dy_dev_.data(), w_desc_, w_dev_.data(), conv_desc_, x_desc_,
+          dx_dev_.data(), kRequest, &found, perf, ws, ws_size, search);
       break;
     case Dir::Wrw:
       rc = miopenFindConvolutionBackwardWeightsAlgorithm(
-          handle_, y_desc_, dy_.data(), x_desc_, x_.data(), conv_desc_, w_desc_, dw_.data(),
-          kRequest, &found, perf, ws, ws_size, search);
+          handle_, y_desc_, dy_dev_.data(), x_desc_, x_dev_.data(), conv_desc_, w_desc_,
+          dw_dev_.data(), kRequest, &found, perf, ws, ws_size, search);
       break;
   }
   aux_ms_ = ms_since(aux_start);
@@ -384,7 +413,8 @@ miopenStatus_t ConvDriver::run_find(Dir d) {
   // Both algorithm members of the union hold the same number.
   const int algo = static_cast<int>(perf[0].fwd_algo);
   chosen_algo_[static_cast<int>(d)] = algo;
-  output_of(d).poison();  // what is verified must come from the run calls, not from Find
+  // What is verified must come from the run calls, not from Find.
+  if ((rc = device_output_of(d).poison()) != miopenStatusSuccess) return rc;
 
   float total = 0.0f, first = 0.0f;
   const auto wall_start = Clock::now();
@@ -398,6 +428,8 @@ miopenStatus_t ConvDriver::run_find(Dir d) {
       if (i == 0) first = ms;
     }
   }
+  // The wall clock measures the work, not its queueing.
+  if (wall_ && (rc = synchronize(memory_)) != miopenStatusSuccess) return rc;
   const auto& t = kText[static_cast<int>(d)];
   if (wall_) {
     std::cout << "Wall-clock Time " << t.time_label
@@ -497,10 +529,10 @@ miopenStatus_t ConvDriver::run_immediate(Dir d) {
       break;
   }
   if (rc != miopenStatusSuccess) return rc;
-  workspace_.assign(ws_size, 0);
-  void* ws = ws_size > 0 ? workspace_.data() : nullptr;
+  if ((rc = workspace_.scratch(memory_, ws_size)) != miopenStatusSuccess) return rc;
+  void* ws = workspace_.data();
   chosen_algo_[static_cast<int>(d)] = static_cast<int>(selected.algorithm);
-  output_of(d).poison();
+  if ((rc = device_output_of(d).poison()) != miopenStatusSuccess) return rc;
   float total = 0.0f, first = 0.0f;
   auto wall_start = Clock::now();
   for (int i = 0; i < iterations_; ++i) {
@@ -512,10 +544,14 @@ miopenStatus_t ConvDriver::run_immediate(Dir d) {
       total += ms;
       if (i == 0) {
         first = ms;
-        if (iterations_ > 1) wall_start = Clock::now();  // the first run is warm-up
+        if (iterations_ > 1) {  // the first run is warm-up
+          if (wall_ && (rc = synchronize(memory_)) != miopenStatusSuccess) return rc;
+          wall_start = Clock::now();
+        }
       }
     }
   }
+  if (wall_ && (rc = synchronize(memory_)) != miopenStatusSuccess) return rc;
   if (wall_) {
     std::cout << "Wall-clock Time " << t.time_label
               << " Elapsed: " << ms_since(wall_start) / std::max(iterations_ - 1, 1)
@@ -537,10 +573,10 @@ miopenStatus_t ConvDriver::run_direction(Dir d) {
 miopenStatus_t ConvDriver::run_bias(bool forward) {
   const float alpha = 1.0f, beta = 0.0f;
   const miopenStatus_t rc =
-      forward ? miopenConvolutionForwardBias(handle_, &alpha, b_desc_, b_.data(), &beta, y_desc_,
-                                             y_.data())
-              : miopenConvolutionBackwardBias(handle_, &alpha, y_desc_, dy_.data(), &beta, b_desc_,
-                                              db_.data());
+      forward ? miopenConvolutionForwardBias(handle_, &alpha, b_desc_, b_dev_.data(), &beta,
+                                             y_desc_, y_dev_.data())
+              : miopenConvolutionBackwardBias(handle_, &alpha, y_desc_, dy_dev_.data(), &beta,
+                                              b_desc_, db_dev_.data());
   if (rc == miopenStatusSuccess && time_) {
     float ms = 0.0f;
     miopenGetKernelTime(handle_, &ms);
@@ -636,13 +672,7 @@ int ConvDriver::run(int argc, const char* const* argv) {
     std::cout << "Error creating a handle, status = " << rc << std::endl;
     return rc;
   }
-  anydnnBackend_t backend = anydnnBackendCpu;
-  anydnnGetBackend(handle_, &backend);
-  if (backend != anydnnBackendCpu) {
-    std::cerr << "MIOpenDriver: device buffers for the CUDA backend are not supported yet"
-              << std::endl;
-    return miopenStatusNotImplemented;
-  }
+  if ((rc = memory_of(handle_, memory_)) != miopenStatusSuccess) return rc;
   if (time_) miopenEnableProfiling(handle_, true);
 
   if (!sol.empty()) {
@@ -666,6 +696,7 @@ int ConvDriver::run(int argc, const char* const* argv) {
     std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
     return kExitUsage;
   }
+  if ((rc = init_device()) != miopenStatusSuccess) return rc;
 
   const bool fwd = spec_.forward(), bwd = spec_.backward_data(), wrw = spec_.backward_weights();
   const bool verify_on = flags_.get_int("verify") != 0;
@@ -679,6 +710,7 @@ int ConvDriver::run(int argc, const char* const* argv) {
       std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
       return rc;
     }
+    if ((rc = y_dev_.download()) != miopenStatusSuccess) return rc;
     if (flags_.get_int("dump_output") != 0) y_.write_file("dump_fwd_out_gpu.bin");
     if (verify_on) ok = verify(Dir::Fwd) && ok;
   }
@@ -703,6 +735,8 @@ int ConvDriver::run(int argc, const char* const* argv) {
                   combined != 0 ? combined : static_cast<unsigned>(first_error));
       return first_error;
     }
+    for (DeviceBuffer* out : {&dx_dev_, &dw_dev_, &db_dev_})
+      if ((rc = out->download()) != miopenStatusSuccess) return rc;
     if (flags_.get_int("dump_output") != 0) {
       if (bwd) dx_.write_file("dump_bwd_din_gpu.bin");
       if (wrw) dw_.write_file("dump_bwd_dwei_gpu.bin");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "conv_spec.hpp"
+#include "device_buffer.hpp"
 #include "host_buffer.hpp"
 #include "input_flags.hpp"
 
@@ -39,6 +40,7 @@ class ConvDriver {
   std::optional<std::string> check_flags();
   miopenStatus_t set_descriptors();
   std::optional<std::string> init_data();
+  miopenStatus_t init_device();
 
   miopenStatus_t run_direction(Dir d);
   miopenStatus_t run_find(Dir d);
@@ -53,6 +55,7 @@ class ConvDriver {
   bool verify_bias();
   std::string solver_name(uint64_t id) const;
   HostTensor& output_of(Dir d);
+  DeviceBuffer& device_output_of(Dir d);
 
   std::string base_;
   miopenDataType_t type_;
@@ -63,7 +66,11 @@ class ConvDriver {
                            b_desc_ = nullptr;
   miopenConvolutionDescriptor_t conv_desc_ = nullptr;
   HostTensor x_, w_, y_, dx_, dw_, dy_, b_, db_;
-  std::vector<uint8_t> workspace_;
+  // What the library reads and writes: the host tensors themselves on the CPU backend, device
+  // copies on CUDA (inputs uploaded once, outputs downloaded before verification and dumps).
+  Memory memory_ = Memory::Host;
+  DeviceBuffer x_dev_, w_dev_, y_dev_, dx_dev_, dw_dev_, dy_dev_, b_dev_, db_dev_;
+  DeviceBuffer workspace_;
   std::array<int, 3> chosen_algo_{-1, -1, -1};
   std::optional<uint64_t> immediate_solution_;
   bool time_ = false, wall_ = false, transpose_ = false;

@@ -73,7 +73,7 @@ void add_conv_flags(InputFlags& f) {
         "<0 Find API; 0 immediate mode, fastest solution; >0 immediate mode, that solution id; "
         "or a solver name",
         T::String);
-  f.add("gpualloc", 'G', "0", "Allocate buffers on the device (ignored on the CPU backend)");
+  f.add("gpualloc", 'G', "0", "Device-side init (ignored: inputs are drawn on the host)");
   f.add("in_cast_type", 'U', "-1", "Input cast type (not supported)", T::String);
   f.add("out_cast_type", 'T', "-1", "Output cast type (not supported)", T::String);
   f.add("wei_cast_type", 'R', "-1", "Weight cast type (not supported)", T::String);

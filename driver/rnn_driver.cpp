@@ -6,12 +6,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "conv_driver.hpp"  // exit codes
+#include "device_buffer.hpp"
 #include "host_buffer.hpp"
 #include "input_flags.hpp"
 #include "rnn_reference.hpp"
@@ -146,8 +149,12 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   Owned o;
   o.type = type;
   if (miopenCreate(&o.h) != miopenStatusSuccess) return miopenStatusNotInitialized;
+  Memory memory = Memory::Host;
+  if (const miopenStatus_t r = memory_of(o.h, memory); r != miopenStatusSuccess) return r;
   if (timing) miopenEnableProfiling(o.h, true);
   miopenCreateRNNDescriptor(&o.rnn);
+  // The dropout states stay on the host on every backend: the library keeps the generator's
+  // {seed, counter} there (core/dropout_descriptor.hpp), not in device memory.
   std::vector<uint8_t> states;
   miopenStatus_t rc;
   if (dropout) {
@@ -207,13 +214,36 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   auto y = poisoned(rows * D * H), hy = poisoned(state), cy = poisoned(state),
        dx = poisoned(rows * I), dhx = poisoned(state), dcx = poisoned(state),
        dw = poisoned(w.elements());
-  std::vector<uint8_t> wsb(ws), rsb(rs);
+  // The library's view of every tensor (device_buffer.hpp): the host tensors themselves on the
+  // CPU backend, device copies on CUDA; outputs are poisoned there as here.
+  DeviceBuffer x_d, hx_d, cx_d, w_d, dy_d, dhy_d, dcy_d, y_d, hy_d, cy_d, dx_d, dhx_d, dcx_d, dw_d,
+      wsb, rsb;
+  for (const auto& [d, t] :
+       std::initializer_list<std::pair<DeviceBuffer*, HostTensor*>>{{&x_d, &x},
+                                                                    {&hx_d, &hx},
+                                                                    {&cx_d, &cx},
+                                                                    {&w_d, &w},
+                                                                    {&dy_d, &dy},
+                                                                    {&dhy_d, &dhy},
+                                                                    {&dcy_d, &dcy},
+                                                                    {&y_d, &y},
+                                                                    {&hy_d, &hy},
+                                                                    {&cy_d, &cy},
+                                                                    {&dx_d, &dx},
+                                                                    {&dhx_d, &dhx},
+                                                                    {&dcx_d, &dcx},
+                                                                    {&dw_d, &dw}}) {
+    if ((rc = d->mirror(memory, *t)) || (rc = d->upload())) return rc;
+  }
+  if ((rc = wsb.scratch(memory, ws)) || (rc = rsb.scratch(memory, rs))) return rc;
 
   auto timed = [&](const char* label, auto&& call) -> miopenStatus_t {
     double kernel = 0, wall = 0;
     for (int i = 0; i < iters; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
-      const miopenStatus_t r = call();
+      miopenStatus_t r = call();
+      // The wall clock measures the work, not its queueing.
+      if (r == miopenStatusSuccess && timing) r = synchronize(memory);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (r != miopenStatusSuccess) return r;
@@ -233,13 +263,14 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     return miopenStatusSuccess;
   };
   auto forward = [&](bool infer) {
-    return infer ? miopenRNNForwardInference(o.h, o.rnn, T, xd.data(), x.data(), hdesc, hx.data(),
-                                             hdesc, cx.data(), wdesc, w.data(), yd.data(), y.data(),
-                                             hdesc, hy.data(), hdesc, cy.data(), wsb.data(), ws)
-                 : miopenRNNForwardTraining(o.h, o.rnn, T, xd.data(), x.data(), hdesc, hx.data(),
-                                            hdesc, cx.data(), wdesc, w.data(), yd.data(), y.data(),
-                                            hdesc, hy.data(), hdesc, cy.data(), wsb.data(), ws,
-                                            rsb.data(), rs);
+    return infer ? miopenRNNForwardInference(o.h, o.rnn, T, xd.data(), x_d.data(), hdesc,
+                                             hx_d.data(), hdesc, cx_d.data(), wdesc, w_d.data(),
+                                             yd.data(), y_d.data(), hdesc, hy_d.data(), hdesc,
+                                             cy_d.data(), wsb.data(), ws)
+                 : miopenRNNForwardTraining(o.h, o.rnn, T, xd.data(), x_d.data(), hdesc,
+                                            hx_d.data(), hdesc, cx_d.data(), wdesc, w_d.data(),
+                                            yd.data(), y_d.data(), hdesc, hy_d.data(), hdesc,
+                                            cy_d.data(), wsb.data(), ws, rsb.data(), rs);
   };
   const bool verify = flags.get_int("verify") != 0;
   const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
@@ -254,6 +285,8 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
       std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
       return rc;
     }
+    for (const DeviceBuffer* d : {&y_d, &hy_d, &cy_d})
+      if ((rc = d->download())) return rc;
     if (verify && dropped && !inference) {
       std::cout << "Forward RNN verification skipped: the reference does not model dropout masks"
                 << std::endl;
@@ -272,10 +305,11 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     }
     if (run_bwd || run_wrw) {
       rc = timed("Backward Data RNN", [&] {
-        return miopenRNNBackwardData(o.h, o.rnn, T, yd.data(), y.data(), yd.data(), dy.data(),
-                                     hdesc, dhy.data(), hdesc, dcy.data(), wdesc, w.data(), hdesc,
-                                     hx.data(), hdesc, cx.data(), xd.data(), dx.data(), hdesc,
-                                     dhx.data(), hdesc, dcx.data(), wsb.data(), ws, rsb.data(), rs);
+        return miopenRNNBackwardData(o.h, o.rnn, T, yd.data(), y_d.data(), yd.data(), dy_d.data(),
+                                     hdesc, dhy_d.data(), hdesc, dcy_d.data(), wdesc, w_d.data(),
+                                     hdesc, hx_d.data(), hdesc, cx_d.data(), xd.data(), dx_d.data(),
+                                     hdesc, dhx_d.data(), hdesc, dcx_d.data(), wsb.data(), ws,
+                                     rsb.data(), rs);
       });
       if (rc != miopenStatusSuccess) {
         std::printf("RunBackwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
@@ -284,8 +318,8 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     }
     if (run_wrw) {
       rc = timed("Backward Weights RNN", [&] {
-        return miopenRNNBackwardWeights(o.h, o.rnn, T, xd.data(), x.data(), hdesc, hx.data(),
-                                        yd.data(), y.data(), wdesc, dw.data(), wsb.data(), ws,
+        return miopenRNNBackwardWeights(o.h, o.rnn, T, xd.data(), x_d.data(), hdesc, hx_d.data(),
+                                        yd.data(), y_d.data(), wdesc, dw_d.data(), wsb.data(), ws,
                                         rsb.data(), rs);
       });
       if (rc != miopenStatusSuccess) {
@@ -293,6 +327,8 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
         return rc;
       }
     }
+    for (const DeviceBuffer* d : {&dx_d, &dhx_d, &dcx_d, &dw_d})
+      if ((rc = d->download())) return rc;
     if (verify && dropped) {
       std::cout << "Backward RNN verification skipped: the reference does not model dropout masks"
                 << std::endl;

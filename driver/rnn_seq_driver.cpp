@@ -6,13 +6,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "conv_driver.hpp"  // exit codes
+#include "device_buffer.hpp"
 #include "host_buffer.hpp"
 #include "input_flags.hpp"
 #include "rnn_driver.hpp"
@@ -64,9 +67,18 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
 
   miopenHandle_t h;
   miopenCreate(&h);
+  // The handle is destroyed on every way out, after the device buffers below (declared later).
+  struct HandleOwner {
+    miopenHandle_t h;
+    ~HandleOwner() { miopenDestroy(h); }
+  } owner{h};
+  Memory memory = Memory::Host;
+  if (const miopenStatus_t m = memory_of(h, memory); m != miopenStatusSuccess) return m;
   miopenRNNDescriptor_t r;
   miopenCreateRNNDescriptor(&r);
   miopenDropoutDescriptor_t dd = nullptr;
+  // The dropout states stay on the host on every backend: the library keeps the generator's
+  // {seed, counter} there (core/dropout_descriptor.hpp), not in device memory.
   std::vector<uint8_t> states;
   miopenStatus_t rc;
   if (dropout) {
@@ -138,19 +150,40 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   };
   auto poisoned = [&](size_t n) { return HostTensor::poisoned(type, n); };
   const size_t state = static_cast<size_t>(L) * D * B * H;
-  const HostTensor x = rnd(nx * I, data), hx = rnd(state, data), cx = rnd(state, data),
-                   wv = rnd(wb / (type == miopenHalf ? 2 : 4), weights), dy = rnd(nx * D * H, data),
-                   dhy = rnd(state, data), dcy = rnd(state, data);
+  HostTensor x = rnd(nx * I, data), hx = rnd(state, data), cx = rnd(state, data),
+             wv = rnd(wb / (type == miopenHalf ? 2 : 4), weights), dy = rnd(nx * D * H, data),
+             dhy = rnd(state, data), dcy = rnd(state, data);
   HostTensor y = poisoned(nx * D * H), hy = poisoned(state), cy = poisoned(state),
              dx = poisoned(nx * I), dhx = poisoned(state), dcx = poisoned(state),
              dw = poisoned(wv.elements());
-  std::vector<uint8_t> wsb(ws), rsb(rs);
+  // The library's view of every tensor (device_buffer.hpp): the host tensors themselves on the
+  // CPU backend, device copies on CUDA; outputs are poisoned there as here.
+  DeviceBuffer x_d, hx_d, cx_d, w_d, dy_d, dhy_d, dcy_d, y_d, hy_d, cy_d, dx_d, dhx_d, dcx_d, dw_d,
+      wsb, rsb;
+  for (const auto& [d, t] :
+       std::initializer_list<std::pair<DeviceBuffer*, HostTensor*>>{{&x_d, &x},
+                                                                    {&hx_d, &hx},
+                                                                    {&cx_d, &cx},
+                                                                    {&w_d, &wv},
+                                                                    {&dy_d, &dy},
+                                                                    {&dhy_d, &dhy},
+                                                                    {&dcy_d, &dcy},
+                                                                    {&y_d, &y},
+                                                                    {&hy_d, &hy},
+                                                                    {&cy_d, &cy},
+                                                                    {&dx_d, &dx},
+                                                                    {&dhx_d, &dhx},
+                                                                    {&dcx_d, &dcx},
+                                                                    {&dw_d, &dw}}) {
+    if ((rc = d->mirror(memory, *t)) || (rc = d->upload())) return rc;
+  }
+  if ((rc = wsb.scratch(memory, ws)) || (rc = rsb.scratch(memory, rs))) return rc;
   const bool run_fwd = forw == 0 || (forw & 1), run_bwd = forw == 0 || (forw & 2),
              run_wrw = forw == 0 || (forw & 4);
   auto forward = [&](bool infer) {
-    return miopenRNNForward(h, r, infer ? miopenRNNInference : miopenRNNTraining, sx, x.data(), hd,
-                            hx.data(), hy.data(), hd, cx.data(), cy.data(), sy, y.data(), wv.data(),
-                            wb, wsb.data(), ws, rsb.data(), rs);
+    return miopenRNNForward(h, r, infer ? miopenRNNInference : miopenRNNTraining, sx, x_d.data(),
+                            hd, hx_d.data(), hy_d.data(), hd, cx_d.data(), cy_d.data(), sy,
+                            y_d.data(), w_d.data(), wb, wsb.data(), ws, rsb.data(), rs);
   };
   if (run_fwd && (rc = forward(inference)) != miopenStatusSuccess) {
     std::printf("RunForwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
@@ -158,17 +191,19 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   }
   if ((run_bwd || run_wrw) && (!run_fwd || inference) && (rc = forward(false))) return rc;
   if (run_bwd || run_wrw) {
-    rc = miopenRNNBackwardSeqData(h, r, sy, y.data(), dy.data(), hd, hx.data(), dhy.data(),
-                                  dhx.data(), hd, cx.data(), dcy.data(), dcx.data(), sx, dx.data(),
-                                  wv.data(), wb, wsb.data(), ws, rsb.data(), rs);
+    rc = miopenRNNBackwardSeqData(h, r, sy, y_d.data(), dy_d.data(), hd, hx_d.data(), dhy_d.data(),
+                                  dhx_d.data(), hd, cx_d.data(), dcy_d.data(), dcx_d.data(), sx,
+                                  dx_d.data(), w_d.data(), wb, wsb.data(), ws, rsb.data(), rs);
     if (rc == miopenStatusSuccess && run_wrw)
-      rc = miopenRNNBackwardWeightsSeqTensor(h, r, sx, x.data(), hd, hx.data(), sy, y.data(),
-                                             dw.data(), wb, wsb.data(), ws, rsb.data(), rs);
+      rc = miopenRNNBackwardWeightsSeqTensor(h, r, sx, x_d.data(), hd, hx_d.data(), sy, y_d.data(),
+                                             dw_d.data(), wb, wsb.data(), ws, rsb.data(), rs);
     if (rc != miopenStatusSuccess) {
       std::printf("RunBackwardGPU() FAILED, rc = 0x%x\n", static_cast<unsigned>(rc));
       return rc;
     }
   }
+  for (const DeviceBuffer* d : {&y_d, &hy_d, &cy_d, &dx_d, &dhx_d, &dcx_d, &dw_d})
+    if ((rc = d->download())) return rc;
   bool ok = true;
   if (flags.get_int("verify") != 0) {
     if (dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f) {
@@ -223,7 +258,6 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   miopenDestroyTensorDescriptor(w);
   miopenDestroyRNNDescriptor(r);
   if (dd) miopenDestroyDropoutDescriptor(dd);
-  miopenDestroy(h);
   return ok ? 0 : kExitVerifyFailed;
 }
 

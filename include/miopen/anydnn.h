@@ -16,6 +16,13 @@ typedef enum {
   anydnnBackendCuda = 1,
 } anydnnBackend_t;
 
+/* A handle on the named backend, whatever MIOPEN_BACKEND says (NotImplemented when this library
+ * lacks it, NotInitialized when no GPU is usable). Host-memory clients such as the ArrayFire-style
+ * API ask for anydnnBackendCpu this way. `stream` as in miopenCreateWithStream (may be NULL). */
+MIOPEN_EXPORT miopenStatus_t anydnnCreateWithBackend(miopenHandle_t* handle,
+                                                     anydnnBackend_t backend,
+                                                     miopenAcceleratorQueue_t stream);
+
 /* The backend a handle runs on (MIOPEN_BACKEND, docs/env-vars.md). */
 MIOPEN_EXPORT miopenStatus_t anydnnGetBackend(miopenHandle_t handle, anydnnBackend_t* backend);
 

@@ -115,7 +115,10 @@ struct HandleScope {
   bool owned = false;
   explicit HandleScope(miopenHandle_t given) : h(given) {
     if (!h) {
-      check_status(miopenCreate(&h), "miopenCreate");
+      // The convolve2 functions take host buffers, so the handle they make for themselves is a
+      // CPU one even where the default backend is CUDA.
+      check_status(anydnnCreateWithBackend(&h, anydnnBackendCpu, nullptr),
+                   "anydnnCreateWithBackend");
       owned = true;
     }
     anydnnBackend_t backend;

@@ -9,6 +9,22 @@
 using namespace anydnn;
 using namespace anydnn::api;
 
+extern "C" miopenStatus_t anydnnCreateWithBackend(miopenHandle_t* handle, anydnnBackend_t backend,
+                                                  miopenAcceleratorQueue_t stream) {
+  const Config& cfg = process_config();
+  ANYDNN_LOG_API(cfg, handle, backend, stream);
+  return guard(cfg, __func__, [&] {
+    auto& out = deref_out(handle, "handle");
+    ANYDNN_CHECK_BADPARM(
+        backend == anydnnBackendCpu || backend == anydnnBackendCuda,
+        "backend must be anydnnBackendCpu or anydnnBackendCuda, got " << static_cast<int>(backend));
+    Config chosen = cfg;
+    chosen.backend = backend == anydnnBackendCuda ? BackendKind::Cuda : BackendKind::Cpu;
+    chosen.backend_from_env = true;  // named explicitly: no default rule
+    out = new HandleObject(chosen, stream);
+  });
+}
+
 extern "C" miopenStatus_t anydnnGetBackend(miopenHandle_t handle, anydnnBackend_t* backend) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, backend);

@@ -22,14 +22,14 @@ miopenStatus_t assign(const char* fn, miopenDropoutDescriptor_t desc, miopenHand
                       float dropout, void* states, size_t bytes, unsigned long long seed,
                       bool use_mask, bool state_evo, const miopenRNGType_t& rng, bool initialise) {
   return guard(config_of(handle), fn, [&] {
-    deref(handle);
+    Handle& h = deref(handle);
     DropoutDescriptor& d = deref(desc);
     const long long r = raw_enum(rng);
     ANYDNN_CHECK_BADPARM(r == MIOPEN_RNG_PSEUDO_XORWOW,
                          "rng_mode " << r << " is not a miopenRNGType_t");
     DropoutDescriptor n;
     n.assign(dropout, states, bytes, seed, use_mask, state_evo, MIOPEN_RNG_PSEUDO_XORWOW,
-             initialise);
+             initialise, h.backend());
     d = n;
   });
 }
@@ -56,16 +56,15 @@ miopenStatus_t apply(const char* fn, miopenHandle_t handle, miopenDropoutDescrip
     ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= i.element_count(),
                          "reserveSpaceSizeInBytes = " << reserve_bytes << " is below the "
                                                       << i.element_count() << " bytes needed");
-    DropoutState& st = d.state();
     // Forward draws a new mask unless use_mask asks for the one already in the reserve;
-    // backward always applies the reserve's mask.
+    // backward always applies the reserve's mask. The state lives in the backend's memory.
     const bool generate = forward && !d.use_mask;
-    const uint64_t counter = st.counter;
+    const DropoutState st = generate ? d.read_state(h.backend()) : DropoutState{};
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().dropout_apply(i, in, o, out, static_cast<uint8_t*>(reserve), generate, st.seed,
-                                counter, d.dropout);
+                                st.counter, d.dropout);
     }));
-    if (generate && d.state_evo) ++st.counter;
+    if (generate && d.state_evo) d.advance_counter(h.backend(), st);
   });
 }
 

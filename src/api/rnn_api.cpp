@@ -3,7 +3,6 @@
 // data and weights. The sequence-tensor API: rnn_seq_api.cpp; the LogCmdRNN line: rnn_call.cpp.
 #include <miopen/miopen.h>
 
-#include <cstring>
 #include <vector>
 
 #include "api/api_guard.hpp"
@@ -113,7 +112,7 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
     RnnForwardBuffers b;
     const bool lstm = d.mode == miopenLSTM;
     const size_t state = s.state_values();
-    RnnHalfStaging io(s, workspace, on_host(h), h.config().num_threads);
+    RnnHalfStaging io(s, workspace, h.backend());
     b.x = io.in(x, s.rows * s.input);
     b.hx = io.in(hx, state);
     b.cx = lstm ? io.in(cx, state) : nullptr;
@@ -123,7 +122,7 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
     b.cy = lstm ? io.out(cy, state) : nullptr;
     // Training keeps the activations in the reserve for the backward passes; inference uses
     // the same layout at the front of the workspace.
-    attach_forward_space(d, s, training, workspace, reserve, b);
+    attach_forward_space(d, s, training, workspace, reserve, b, h.backend());
     h.record_kernel_time(h.backend().run_timed([&] {
       h.backend().rnn_forward(s, b);
       io.finish();
@@ -403,7 +402,7 @@ miopenStatus_t get_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
                          const void* w, int id, miopenTensorDescriptor_t pieceDesc, void* piece,
                          bool bias) {
   return guard(config_of(handle), fn, [&] {
-    deref(handle);
+    Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
     TensorDescriptor& out = deref(pieceDesc, bias ? "biasDesc" : "paramDesc");
     TensorDescriptor desc;
@@ -415,7 +414,9 @@ miopenStatus_t get_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
     if (piece != nullptr) {
       ANYDNN_CHECK_BADPARM(w != nullptr, "w is a null pointer");
       const size_t ts = data_type_size(d.type);
-      std::memcpy(piece, static_cast<const char*>(w) + off * ts, desc.element_count() * ts);
+      // Both are the caller's device buffers (host memory on the CPU backend).
+      h.backend().copy(piece, static_cast<const char*>(w) + off * ts, desc.element_count() * ts,
+                       CopyKind::DeviceToDevice);
     }
   });
 }
@@ -425,7 +426,7 @@ miopenStatus_t set_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
                          void* w, int id, miopenTensorDescriptor_t pieceDesc, const void* piece,
                          bool bias) {
   return guard(config_of(handle), fn, [&] {
-    deref(handle);
+    Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
     TensorDescriptor desc;
     const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
@@ -439,7 +440,8 @@ miopenStatus_t set_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
                          "wDesc is too small for this RNN");
     ANYDNN_CHECK_BADPARM(w != nullptr && piece != nullptr, "w and the source must not be null");
     const size_t ts = data_type_size(d.type);
-    std::memcpy(static_cast<char*>(w) + off * ts, piece, desc.element_count() * ts);
+    h.backend().copy(static_cast<char*>(w) + off * ts, piece, desc.element_count() * ts,
+                     CopyKind::DeviceToDevice);
   });
 }
 
@@ -593,7 +595,7 @@ extern "C" miopenStatus_t miopenRNNBackwardData(
     log_rnn_command(h.config(), d, s, 2, false);
     const bool lstm = d.mode == miopenLSTM;
     const size_t state = s.state_values();
-    RnnHalfStaging io(s, workSpace, on_host(h), h.config().num_threads);
+    RnnHalfStaging io(s, workSpace, h.backend());
     b.w = io.in(w, d.param_count(s.input));
     b.hx = io.in(hx, state);
     b.cx = lstm ? io.in(cx, state) : nullptr;
@@ -627,7 +629,7 @@ extern "C" miopenStatus_t miopenRNNBackwardWeights(
     ANYDNN_CHECK_BADPARM(x != nullptr && dw != nullptr, "x and dw must not be null pointers");
     (void)y;
     log_rnn_command(h.config(), d, s, 4, false);
-    RnnHalfStaging io(s, workSpace, on_host(h), h.config().num_threads);
+    RnnHalfStaging io(s, workSpace, h.backend());
     b.x = io.in(x, s.rows * s.input);
     b.hx = io.in(hx, s.state_values());
     b.dw = io.out(dw, d.param_count(s.input));

@@ -59,10 +59,6 @@ void log_rnn_command(const Config& cfg, const RnnDescriptor& d, const RnnShape& 
   std::fflush(stdout);
 }
 
-bool on_host(Handle& h) {
-  return h.backend().kind() == BackendKind::Cpu;
-}
-
 const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r) {
   const RnnDescriptor& d = deref(r);
   ANYDNN_CHECK_BADPARM(d.set, "rnnDesc has not been set");
@@ -70,7 +66,7 @@ const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r) {
 }
 
 void attach_forward_space(const RnnDescriptor& d, const RnnShape& s, bool training, void* workspace,
-                          void* reserve, RnnForwardBuffers& b) {
+                          void* reserve, RnnForwardBuffers& b, Backend& backend) {
   auto* store = static_cast<uint8_t*>(training ? reserve : workspace);
   b.store = reinterpret_cast<float*>(store);
   b.masks = store + s.mask_offset_bytes();
@@ -78,9 +74,10 @@ void attach_forward_space(const RnnDescriptor& d, const RnnShape& s, bool traini
   if (s.dropout_between_layers()) {
     const DropoutDescriptor& dd = dropout_of(d);
     b.dropout = training ? dd.dropout : 0.0f;  // inference: no dropout
-    b.dropout_seed = dd.state().seed;
-    b.dropout_counter = dd.state().counter;
-    if (training && dd.state_evo) ++dd.state().counter;
+    const DropoutState st = dd.read_state(backend);
+    b.dropout_seed = st.seed;
+    b.dropout_counter = st.counter;
+    if (training && dd.state_evo) dd.advance_counter(backend, st);
   }
 }
 

@@ -14,17 +14,14 @@
 
 namespace anydnn::api {
 
-// Whether the handle's buffers are host memory (the CPU backend): fp16 calls convert them
-// there (RnnHalfStaging).
-bool on_host(Handle& h);
-
 // The RNN descriptor behind a handle, BadParm unless it has been set.
 const RnnDescriptor& set_rnn(miopenRNNDescriptor_t r);
 
 // Sets b.store, b.masks, b.temp and the dropout fields; in training, advances the dropout
-// generator when the descriptor asks for state evolution.
+// generator when the descriptor asks for state evolution (the states buffer is the backend's
+// memory: read and written through `backend`).
 void attach_forward_space(const RnnDescriptor& d, const RnnShape& s, bool training, void* workspace,
-                          void* reserve, RnnForwardBuffers& b);
+                          void* reserve, RnnForwardBuffers& b, Backend& backend);
 // Sets b.store, b.masks, b.work and b.dropout from the forward's reserve.
 void attach_backward_space(const RnnDescriptor& d, const RnnShape& s, void* workspace,
                            const void* reserve, RnnBackwardBuffers& b);

@@ -94,68 +94,59 @@ Staging staging(const SeqPlan& p, void* ws) {
 }
 
 // The caller's tensors hold fp32 or (rnnfp16) half values; the packed staging rows are fp32.
-// n values from src's element `at` into fp32, and back.
-void load(const void* src, bool half, size_t at, size_t n, float* dst) {
-  if (!half) {
-    std::memcpy(dst, static_cast<const float*>(src) + at, n * sizeof(float));
-    return;
-  }
-  half_to_float(static_cast<const uint16_t*>(src) + at, n, dst);
-}
-void store(const float* src, size_t n, void* dst, bool half, size_t at) {
-  if (!half) {
-    std::memcpy(static_cast<float*>(dst) + at, src, n * sizeof(float));
-    return;
-  }
-  float_to_half(src, n, static_cast<uint16_t*>(dst) + at);
-}
+// Each function below describes its rows as one RowMoves group; the backend moves (and
+// converts) every group of a phase at once (on CUDA: one offset table, one kernel per group).
 
-// Sequence tensor <-> packed rows (vec values per row).
-void gather(const SeqTensorDescriptor& d, const SeqPlan& p, const void* src, float* rows) {
+// Sequence tensor -> packed rows (vec values per row).
+RowMoves gather(const SeqTensorDescriptor& d, const SeqPlan& p, const void* src, float* rows) {
   const RnnShape& s = p.shape;
-  const bool half = d.type == miopenHalf;
+  RowMoves m{src, d.type == miopenHalf, rows, false, static_cast<size_t>(d.vec), {}};
+  m.rows.reserve(s.rows);
   for (size_t t = 0; t < s.steps(); ++t)
     for (size_t i = 0; i < s.batch[t]; ++i)
-      load(src, half, d.offset(p.order[i], static_cast<int>(t)), d.vec,
-           rows + (s.row_start[t] + i) * d.vec);
+      m.rows.emplace_back(d.offset(p.order[i], static_cast<int>(t)), (s.row_start[t] + i) * d.vec);
+  return m;
 }
-void scatter(const SeqTensorDescriptor& d, const SeqPlan& p, const float* rows, void* dst) {
+// Packed rows -> sequence tensor; padding positions first get the marker (else 0).
+RowMoves scatter(Backend& be, const SeqTensorDescriptor& d, const SeqPlan& p, const float* rows,
+                 void* dst) {
   const bool half = d.type == miopenHalf;
-  if (d.layout != miopenRNNDataSeqMajorNotPadded) {
-    const float fill = d.has_marker ? d.marker : 0.0f;
-    const size_t n = d.element_space();
-    if (half)
-      std::fill_n(static_cast<uint16_t*>(dst), n, float_to_half(fill));
-    else
-      std::fill_n(static_cast<float*>(dst), n, fill);
-  }
+  if (d.layout != miopenRNNDataSeqMajorNotPadded)
+    be.fill(dst, d.element_space(), d.has_marker ? d.marker : 0.0f, half);
   const RnnShape& s = p.shape;
+  RowMoves m{rows, false, dst, half, static_cast<size_t>(d.vec), {}};
+  m.rows.reserve(s.rows);
   for (size_t t = 0; t < s.steps(); ++t)
     for (size_t i = 0; i < s.batch[t]; ++i)
-      store(rows + (s.row_start[t] + i) * d.vec, d.vec, dst, half,
-            d.offset(p.order[i], static_cast<int>(t)));
+      m.rows.emplace_back((s.row_start[t] + i) * d.vec, d.offset(p.order[i], static_cast<int>(t)));
+  return m;
 }
 
 // [L*D, batch, H] in the caller's sequence order <-> [L*D, B_0, H] in sorted order.
-void permute_in(const RnnDescriptor& d, const SeqPlan& p, int batch, const void* src, float* dst) {
+RowMoves permute_in(const RnnDescriptor& d, const SeqPlan& p, int batch, const void* src,
+                    float* dst) {
   const size_t H = d.hidden, B0 = p.order.size();
-  const bool half = d.type == miopenHalf;
+  RowMoves m{src, d.type == miopenHalf, dst, false, H, {}};
   for (size_t st = 0; st < static_cast<size_t>(d.layers) * d.dirs(); ++st)
     for (size_t i = 0; i < B0; ++i)
-      load(src, half, (st * batch + p.order[i]) * H, H, dst + (st * B0 + i) * H);
+      m.rows.emplace_back((st * batch + p.order[i]) * H, (st * B0 + i) * H);
+  return m;
 }
 // Sequences of length 0 keep `fallback` (their initial state / incoming gradient), or 0.
-void permute_out(const RnnDescriptor& d, const SeqPlan& p, int batch, const float* src,
-                 const void* fallback, void* dst) {
+RowMoves permute_out(Backend& be, const RnnDescriptor& d, const SeqPlan& p, int batch,
+                     const float* src, const void* fallback, void* dst) {
   const size_t H = d.hidden, B0 = p.order.size(), layers = static_cast<size_t>(d.layers) * d.dirs();
-  const size_t esize = d.type == miopenHalf ? 2 : 4, n = layers * batch * H;
+  const bool half = d.type == miopenHalf;
+  const size_t esize = half ? 2 : 4, n = layers * batch * H;
   if (fallback)
-    std::memcpy(dst, fallback, n * esize);
+    be.copy(dst, fallback, n * esize, CopyKind::DeviceToDevice);
   else
-    std::memset(dst, 0, n * esize);  // +0.0 in both types
+    be.fill_zero(dst, n * esize);  // +0.0 in both types
+  RowMoves m{src, false, dst, half, H, {}};
   for (size_t st = 0; st < layers; ++st)
     for (size_t i = 0; i < B0; ++i)
-      store(src + (st * B0 + i) * H, H, dst, d.type == miopenHalf, (st * batch + p.order[i]) * H);
+      m.rows.emplace_back((st * B0 + i) * H, (st * batch + p.order[i]) * H);
+  return m;
 }
 
 void check_state(const RnnDescriptor& d, const SeqTensorDescriptor& x, miopenTensorDescriptor_t h,
@@ -291,11 +282,13 @@ extern "C" miopenStatus_t miopenRNNForward(
     check_sizes(p, d, weightSpaceSize, workSpaceNumBytes, workSpace, reserveSpaceNumBytes,
                 reserveSpace, training);
     log_seq_command(h.config(), d, p, xs, 1, !training);
+    Backend& be = h.backend();
     const Staging st = staging(p, workSpace);
-    gather(xs, p, x, st.x);
-    if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
-    if (lstm && cx) permute_in(d, p, xs.batch, cx, st.s[1]);
-    RnnHalfStaging io(p.shape, workSpace, on_host(h), h.config().num_threads);
+    std::vector<RowMoves> in{gather(xs, p, x, st.x)};
+    if (hx) in.push_back(permute_in(d, p, xs.batch, hx, st.s[0]));
+    if (lstm && cx) in.push_back(permute_in(d, p, xs.batch, cx, st.s[1]));
+    be.move_rows(in);
+    RnnHalfStaging io(p.shape, workSpace, be);
     RnnForwardBuffers b;
     b.x = st.x;
     b.hx = hx ? st.s[0] : nullptr;
@@ -304,12 +297,13 @@ extern "C" miopenStatus_t miopenRNNForward(
     b.y = st.y;
     b.hy = st.s[2];
     b.cy = lstm ? st.s[3] : nullptr;
-    attach_forward_space(d, p.shape, training, workSpace, reserveSpace, b);
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().rnn_forward(p.shape, b);
-      scatter(ys, p, st.y, y);
-      if (hy) permute_out(d, p, xs.batch, st.s[2], hx, hy);
-      if (lstm && cy) permute_out(d, p, xs.batch, st.s[3], cx, cy);
+    attach_forward_space(d, p.shape, training, workSpace, reserveSpace, b, be);
+    h.record_kernel_time(be.run_timed([&] {
+      be.rnn_forward(p.shape, b);
+      std::vector<RowMoves> out{scatter(be, ys, p, st.y, y)};
+      if (hy) out.push_back(permute_out(be, d, p, xs.batch, st.s[2], hx, hy));
+      if (lstm && cy) out.push_back(permute_out(be, d, p, xs.batch, st.s[3], cx, cy));
+      be.move_rows(out);
     }));
   });
 }
@@ -340,29 +334,32 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
                 reserveSpace, true);
     (void)y;
     log_seq_command(h.config(), d, p, xs, 2, false);
+    Backend& be = h.backend();
     const Staging st = staging(p, workSpace);
-    gather(ys, p, dy, st.y);
-    if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
-    if (lstm && cx) permute_in(d, p, xs.batch, cx, st.s[1]);
-    if (dhy) permute_in(d, p, xs.batch, dhy, st.s[2]);
-    if (lstm && dcy) permute_in(d, p, xs.batch, dcy, st.s[3]);
+    std::vector<RowMoves> in{gather(ys, p, dy, st.y)};
+    if (hx) in.push_back(permute_in(d, p, xs.batch, hx, st.s[0]));
+    if (lstm && cx) in.push_back(permute_in(d, p, xs.batch, cx, st.s[1]));
+    if (dhy) in.push_back(permute_in(d, p, xs.batch, dhy, st.s[2]));
+    if (lstm && dcy) in.push_back(permute_in(d, p, xs.batch, dcy, st.s[3]));
+    be.move_rows(in);
     RnnBackwardBuffers b;
     b.hx = hx ? st.s[0] : nullptr;
     b.cx = lstm && cx ? st.s[1] : nullptr;
     b.dhy = dhy ? st.s[2] : nullptr;
     b.dcy = lstm && dcy ? st.s[3] : nullptr;
-    RnnHalfStaging io(p.shape, workSpace, on_host(h), h.config().num_threads);
+    RnnHalfStaging io(p.shape, workSpace, be);
     b.w = io.in(w, d.param_count(p.shape.input));
     b.dy = st.y;
     b.dx = st.x;
     b.dhx = st.s[4];
     b.dcx = lstm ? st.s[5] : nullptr;
     attach_backward_space(d, p.shape, workSpace, reserveSpace, b);
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().rnn_backward_data(p.shape, b);
-      scatter(xs, p, st.x, dx);
-      if (dhx) permute_out(d, p, xs.batch, st.s[4], dhy, dhx);
-      if (lstm && dcx) permute_out(d, p, xs.batch, st.s[5], dcy, dcx);
+    h.record_kernel_time(be.run_timed([&] {
+      be.rnn_backward_data(p.shape, b);
+      std::vector<RowMoves> out{scatter(be, xs, p, st.x, dx)};
+      if (dhx) out.push_back(permute_out(be, d, p, xs.batch, st.s[4], dhy, dhx));
+      if (lstm && dcx) out.push_back(permute_out(be, d, p, xs.batch, st.s[5], dcy, dcx));
+      be.move_rows(out);
     }));
   });
 }
@@ -387,17 +384,19 @@ extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
                 reserveSpace, true);
     (void)y;
     log_seq_command(h.config(), d, p, xs, 4, false);
+    Backend& be = h.backend();
     const Staging st = staging(p, workSpace);
-    gather(xs, p, x, st.x);
-    if (hx) permute_in(d, p, xs.batch, hx, st.s[0]);
+    std::vector<RowMoves> in{gather(xs, p, x, st.x)};
+    if (hx) in.push_back(permute_in(d, p, xs.batch, hx, st.s[0]));
+    be.move_rows(in);
     RnnBackwardBuffers b;
     b.x = st.x;
     b.hx = hx ? st.s[0] : nullptr;
-    RnnHalfStaging io(p.shape, workSpace, on_host(h), h.config().num_threads);
+    RnnHalfStaging io(p.shape, workSpace, be);
     b.dw = io.out(dw, d.param_count(p.shape.input));
     attach_backward_space(d, p.shape, workSpace, reserveSpace, b);
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().rnn_backward_weights(p.shape, b);
+    h.record_kernel_time(be.run_timed([&] {
+      be.rnn_backward_weights(p.shape, b);
       io.finish();
     }));
   });

@@ -56,6 +56,9 @@ struct Config {
   bool conv_winograd_enabled = true;
   bool conv_fft_enabled = true;
   bool conv_implicit_gemm_enabled = true;
+  // ANYDNN_CONV_ALLOW_TF32: fp32 convolutions may run on TF32 tensor cores (CUDA). Off by
+  // default: TF32 errors (~1e-3) exceed MIOpen's fp32 tolerance (1.5e-6 rms).
+  bool conv_allow_tf32 = false;
 
   // Builds a configuration from the current environment; unknown values fall back to the
   // default and leave a warning in `warnings`.

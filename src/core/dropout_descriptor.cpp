@@ -1,7 +1,9 @@
 #include "core/dropout_descriptor.hpp"
 
 #include <cmath>
+#include <cstddef>
 
+#include "backend/backend.hpp"
 #include "core/errors.hpp"
 
 namespace anydnn {
@@ -23,7 +25,7 @@ size_t DropoutDescriptor::states_size() {
 }
 
 void DropoutDescriptor::assign(float p, void* st, size_t bytes, unsigned long long s, bool mask,
-                               bool evo, miopenRNGType_t r, bool initialise) {
+                               bool evo, miopenRNGType_t r, bool initialise, Backend& backend) {
   ANYDNN_CHECK_BADPARM(std::isfinite(p) && p >= 0.0f && p < 1.0f,
                        "dropout rate " << p << " must be in [0, 1)");
   ANYDNN_CHECK_BADPARM(r == MIOPEN_RNG_PSEUDO_XORWOW,
@@ -32,22 +34,35 @@ void DropoutDescriptor::assign(float p, void* st, size_t bytes, unsigned long lo
   ANYDNN_CHECK_BADPARM(bytes >= sizeof(DropoutState),
                        "stateSizeInBytes " << bytes << " is too small (need at least "
                                            << sizeof(DropoutState) << ")");
-  auto* state_ptr = static_cast<DropoutState*>(st);
+  DropoutState state{kMagic, s, 0};
   if (initialise) {
-    *state_ptr = DropoutState{kMagic, s, 0};
+    backend.copy(st, &state, sizeof state, CopyKind::Any);
   } else {
-    ANYDNN_CHECK_BADPARM(state_ptr->magic == kMagic,
+    backend.copy(&state, st, sizeof state, CopyKind::Any);
+    ANYDNN_CHECK_BADPARM(state.magic == kMagic,
                          "states do not hold a dropout state (call miopenSetDropoutDescriptor "
                          "first)");
   }
   dropout = p;
   states = st;
   state_bytes = bytes;
-  seed = initialise ? s : state_ptr->seed;
+  seed = state.seed;
   use_mask = mask;
   state_evo = evo;
   rng = r;
   set = true;
+}
+
+DropoutState DropoutDescriptor::read_state(Backend& backend) const {
+  DropoutState st{};
+  backend.copy(&st, states, sizeof st, CopyKind::Any);
+  return st;
+}
+
+void DropoutDescriptor::advance_counter(Backend& backend, const DropoutState& current) const {
+  const uint64_t next = current.counter + 1;
+  backend.copy(static_cast<char*>(states) + offsetof(DropoutState, counter), &next, sizeof next,
+               CopyKind::Any);
 }
 
 bool DropoutDescriptor::keep(uint64_t seed, uint64_t counter, uint64_t i, float dropout) {

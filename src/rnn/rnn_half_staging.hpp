@@ -4,7 +4,8 @@
 // backward passes need stay in fp32 in the reserve, so fp16 training loses precision only at
 // the call's boundary; the reserve and workspace sizes of an fp16 call say so.
 // For fp32 descriptors every function passes the caller's pointers straight through, so the
-// shims build their buffers the same way for both types.
+// shims build their buffers the same way for both types. Conversions run on the handle's
+// backend (threads on the CPU, kernels on the handle's stream on CUDA).
 #pragma once
 
 #include <cstddef>
@@ -15,10 +16,11 @@
 
 namespace anydnn {
 
+class Backend;
+
 class RnnHalfStaging {
  public:
-  // `host`: the buffers are host memory (the CPU backend); fp16 needs it (NotImplemented else).
-  RnnHalfStaging(const RnnShape& s, void* workspace, bool host, int threads);
+  RnnHalfStaging(const RnnShape& s, void* workspace, Backend& backend);
   RnnHalfStaging(const RnnHalfStaging&) = delete;
   RnnHalfStaging& operator=(const RnnHalfStaging&) = delete;
 
@@ -36,11 +38,8 @@ class RnnHalfStaging {
 
  private:
   float* take(size_t n);
-  // f(first, count) over n values in chunks, on the call's threads.
-  template <class F>
-  void in_chunks(size_t n, F&& f) const;
   bool half_;
-  int threads_;
+  Backend& backend_;
   float* next_ = nullptr;
   float* end_ = nullptr;
   struct Pending {

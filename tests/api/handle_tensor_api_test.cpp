@@ -1,5 +1,6 @@
 // Public C API: handles, errors, version, tensor descriptors.
 #include <gtest/gtest.h>
+#include <miopen/anydnn.h>
 #include <miopen/miopen.h>
 #include <miopen/version.h>
 
@@ -44,6 +45,34 @@ TEST(HandleApi, BadArguments) {
                    float f;
                    return miopenGetKernelTime(reinterpret_cast<miopenHandle_t>(t.d), &f);
                  });
+}
+
+// anydnnCreateWithBackend names the backend whatever MIOPEN_BACKEND says; on this CPU-only suite a
+// CUDA handle must fail with a status (NotImplemented without the CUDA backend, NotInitialized
+// without a GPU) and leave the output untouched.
+TEST(HandleApi, CreateWithNamedBackend) {
+  miopenHandle_t h = nullptr;
+  ASSERT_EQ(anydnnCreateWithBackend(&h, anydnnBackendCpu, nullptr), miopenStatusSuccess);
+  anydnnBackend_t kind = anydnnBackendCuda;
+  ASSERT_EQ(anydnnGetBackend(h, &kind), miopenStatusSuccess);
+  EXPECT_EQ(kind, anydnnBackendCpu);
+  EXPECT_EQ(miopenDestroy(h), miopenStatusSuccess);
+
+  expect_failure(miopenStatusBadParm, "anydnnCreateWithBackend", "backend must be", [&] {
+    return anydnnCreateWithBackend(&h, static_cast<anydnnBackend_t>(7), nullptr);
+  });
+  expect_failure(miopenStatusBadParm, "anydnnCreateWithBackend", "handle is a null pointer",
+                 [] { return anydnnCreateWithBackend(nullptr, anydnnBackendCpu, nullptr); });
+  miopenHandle_t untouched = nullptr;
+  testing::internal::CaptureStderr();
+  const miopenStatus_t st = anydnnCreateWithBackend(&untouched, anydnnBackendCuda, nullptr);
+  testing::internal::GetCapturedStderr();
+  if (st == miopenStatusSuccess) {
+    miopenDestroy(untouched);  // a GPU is present: nothing more to check here
+  } else {
+    EXPECT_TRUE(st == miopenStatusNotImplemented || st == miopenStatusNotInitialized) << st;
+    EXPECT_EQ(untouched, nullptr);
+  }
 }
 
 TEST(HandleApi, VersionAndErrorStrings) {

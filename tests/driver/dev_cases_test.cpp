@@ -2,11 +2,17 @@
 // through MIOpenDriver with -F 0 -V 1: all three directions (forward only for int8, as in
 // MIOpen), each verified against the double-accumulating reference, scaled down for CI by the
 // documented rule in case_scaling.hpp.
+//
+// The same program is the driver part of the GPU suite: registered again with MIOPEN_BACKEND=cuda
+// (label gpu), the driver then runs every case on device buffers. Nothing here depends on the
+// backend; the cases keep their CI scaling there too (docs/testing.md says why), so a GPU
+// failure replays on the CPU with the very same command.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "case_scaling.hpp"
@@ -19,6 +25,12 @@ struct ProcessResult {
   int status;
   std::string output;
 };
+
+// The backend the driver's handle gets (the environment it inherits), for failure messages.
+std::string backend() {
+  const char* b = std::getenv("MIOPEN_BACKEND");
+  return b != nullptr && *b != '\0' ? b : "default";
+}
 
 ProcessResult run(const std::string& cmd) {
   ProcessResult r{-1, {}};
@@ -47,7 +59,8 @@ TEST_P(MIOpenDevCases, VerifiesInEveryDirection) {
   const std::string cmd =
       std::string(ANYDNN_DRIVER_PATH) + " " + driver::to_driver_args(scaled) + " -F 0 -V 1 -i 1";
   const ProcessResult r = run(cmd);
-  SCOPED_TRACE("case:    " + GetParam() + "\nran:     " + cmd + "\noutput:\n" + r.output);
+  SCOPED_TRACE("case:    " + GetParam() + "\nran:     MIOPEN_BACKEND=" + backend() + " " + cmd +
+               "\noutput:\n" + r.output);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(count(r.output, "FAILED"), 0);
   const int directions = spec.type == miopenInt8 ? 1 : 3;
@@ -71,7 +84,8 @@ TEST_P(MIOpenDevBnCases, Verifies) {
   const std::string cmd =
       std::string(ANYDNN_DRIVER_PATH) + " " + driver::to_bn_driver_args(scaled) + " -V 1 -i 1";
   const ProcessResult r = run(cmd);
-  SCOPED_TRACE("case:    " + GetParam() + "\nran:     " + cmd + "\noutput:\n" + r.output);
+  SCOPED_TRACE("case:    " + GetParam() + "\nran:     MIOPEN_BACKEND=" + backend() + " " + cmd +
+               "\noutput:\n" + r.output);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(count(r.output, "FAILED"), 0);
   EXPECT_EQ(count(r.output, "Batch Norm Verifies on CPU and GPU."), 1);
@@ -95,7 +109,8 @@ TEST_P(MIOpenDevRnnCases, Verifies) {
   const std::string scaled = scale_rnn_for_ci(GetParam());
   const std::string cmd = std::string(ANYDNN_DRIVER_PATH) + " " + scaled + " -V 1 -i 1";
   const ProcessResult r = run(cmd);
-  SCOPED_TRACE("case:    " + GetParam() + "\nran:     " + cmd + "\noutput:\n" + r.output);
+  SCOPED_TRACE("case:    " + GetParam() + "\nran:     MIOPEN_BACKEND=" + backend() + " " + cmd +
+               "\noutput:\n" + r.output);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(count(r.output, "FAILED"), 0);
   // Dropout between layers (more than one layer) cannot be verified; everything else must be.

@@ -1,16 +1,120 @@
-// CUDA convolution bias kernels. Not yet written: the calls report NotImplemented.
+// CUDA convolution bias, for any strides (NCHW, NHWC, ...), 2- to 5-D, float types; mirrors
+// backend/cpu/conv_bias.cpp. Forward: one thread per y element. Backward: one block per channel
+// summing in double over a fixed thread split and a fixed shared-memory tree, so results are
+// deterministic and keep their precision over N * spatial terms, like the CPU's double sum.
 #include "backend/cuda/conv_bias.hpp"
-#include "core/errors.hpp"
+#include "backend/cuda/cuda_check.hpp"
+#include "backend/cuda/cuda_types.cuh"
 
 namespace anydnn::cuda {
 
-void conv_bias_forward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*, float,
-                       float, cudaStream_t) {
-  ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias is not implemented on CUDA yet");
+namespace {
+
+constexpr unsigned kReduceBlock = 256;
+
+// The tensor as (n, k, plane) with the plane's d, h, w lengths and strides (the CPU's Plane).
+struct BiasGeom {
+  long long n, k, n_stride, k_stride;
+  long long len[3] = {1, 1, 1};
+  long long stride[3] = {0, 0, 0};
+  long long plane = 1;
+  explicit BiasGeom(const TensorDescriptor& t) {
+    const auto& l = t.lens();
+    const auto& s = t.strides();
+    ANYDNN_CHECK(l.size() >= 2 && l.size() <= 5, miopenStatusNotImplemented,
+                 "CUDA convolution bias handles 2- to 5-D tensors, got " << l.size());
+    n = static_cast<long long>(l[0]);
+    k = static_cast<long long>(l[1]);
+    n_stride = static_cast<long long>(s[0]);
+    k_stride = static_cast<long long>(s[1]);
+    const size_t first = 5 - l.size();  // 4-D tensors have no depth
+    for (size_t i = 2; i < l.size(); ++i) {
+      len[first + i - 2] = static_cast<long long>(l[i]);
+      stride[first + i - 2] = static_cast<long long>(s[i]);
+    }
+    plane = len[0] * len[1] * len[2];
+  }
+  // Offset of position p (row-major over d, h, w) of a plane.
+  __device__ long long plane_offset(long long p) const {
+    const long long w = p % len[2];
+    const long long h = (p / len[2]) % len[1];
+    const long long d = p / (len[2] * len[1]);
+    return d * stride[0] + h * stride[1] + w * stride[2];
+  }
+};
+
+template <class T>
+__global__ void bias_fwd_kernel(BiasGeom g, const T* b, long long b_stride, T* y, float alpha,
+                                float beta) {
+  const long long total = g.n * g.k * g.plane;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long p = i % g.plane;
+    const long long k = (i / g.plane) % g.k;
+    const long long n = i / (g.plane * g.k);
+    T& out = y[n * g.n_stride + k * g.k_stride + g.plane_offset(p)];
+    const float bias = load(b[k * b_stride]);
+    const float v = load(out);
+    out = store<T>(alpha * (v + bias) + beta * v);
+  }
 }
-void conv_bias_backward(const TensorDescriptor&, const void*, const TensorDescriptor&, void*,
-                        float, float, cudaStream_t) {
-  ANYDNN_THROW(miopenStatusNotImplemented, "convolution bias is not implemented on CUDA yet");
+
+// Block k: db[k] = alpha * sum over n and the plane of dy[n, k, ...] + beta * db[k].
+template <class T>
+__global__ void __launch_bounds__(kReduceBlock)
+    bias_bwd_kernel(BiasGeom g, const T* dy, T* db, long long db_stride, float alpha, float beta) {
+  __shared__ double partial[kReduceBlock];
+  const long long k = blockIdx.x;
+  const long long terms = g.n * g.plane;
+  double sum = 0.0;
+  for (long long j = threadIdx.x; j < terms; j += kReduceBlock) {
+    const long long n = j / g.plane;
+    sum += load(dy[n * g.n_stride + k * g.k_stride + g.plane_offset(j % g.plane)]);
+  }
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned half = kReduceBlock / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    T& out = db[k * db_stride];
+    const double old = beta == 0.0f ? 0.0 : load(out);  // beta = 0 ignores NaN garbage
+    out = store<T>(static_cast<float>(alpha * partial[0] + beta * old));
+  }
+}
+
+}  // namespace
+
+void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
+                       const TensorDescriptor& y_desc, void* y, float alpha, float beta,
+                       cudaStream_t stream) {
+  const BiasGeom g(y_desc);
+  const long long total = g.n * g.k * g.plane;
+  if (total == 0) return;
+  const long long b_stride = static_cast<long long>(b_desc.strides()[1]);
+  dispatch_float_type(y_desc.type(), [&](auto tag) {
+    using T = decltype(tag);
+    bias_fwd_kernel<T><<<grid_for(total), 256, 0, stream>>>(g, static_cast<const T*>(b), b_stride,
+                                                            static_cast<T*>(y), alpha, beta);
+  });
+  ANYDNN_CUDA_LAUNCHED("conv_bias_forward");
+}
+
+void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                        const TensorDescriptor& db_desc, void* db, float alpha, float beta,
+                        cudaStream_t stream) {
+  const BiasGeom g(dy_desc);
+  if (g.k == 0) return;
+  ANYDNN_CHECK(g.k <= 0x7fffffffLL, miopenStatusNotImplemented,
+               "CUDA convolution bias handles up to 2^31 - 1 channels");
+  const long long db_stride = static_cast<long long>(db_desc.strides()[1]);
+  dispatch_float_type(dy_desc.type(), [&](auto tag) {
+    using T = decltype(tag);
+    bias_bwd_kernel<T><<<static_cast<unsigned>(g.k), kReduceBlock, 0, stream>>>(
+        g, static_cast<const T*>(dy), static_cast<T*>(db), db_stride, alpha, beta);
+  });
+  ANYDNN_CUDA_LAUNCHED("conv_bias_backward");
 }
 
 }  // namespace anydnn::cuda

@@ -1,11 +1,57 @@
 // The CUDA convolution solvers, in priority order (mirrors backend/cpu/conv_registry.cpp).
-// Empty until the [cuda] issue lands: the CUDA backend then reports no applicable solver.
+// Adding a solver = one file in conv/ that defines its factory, plus its declaration and one
+// list line here. Ids are stable: a solver named like a CPU one keeps the CPU id (find records
+// and MIOpenDriver -S mean the same thing on both backends); CUDA-only solvers take ids from 100
+// up. Never renumber or reuse one (docs/adding-a-solver.md).
 #include "backend/cuda/conv_registry.hpp"
+
+#include <memory>
 
 namespace anydnn::cuda {
 
+// Factories, one per file in conv/.
+std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd();  // conv/conv_direct_naive_fwd.cu
+std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd();  // conv/conv_direct_naive_bwd.cu
+std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw();  // conv/conv_direct_naive_wrw.cu
+std::unique_ptr<ConvSolver> make_gemm_fwd_rest();          // conv/gemm_fwd_rest.cu
+std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();           // conv/gemm_fwd_1x1.cu
+std::unique_ptr<ConvSolver> make_gemm_bwd_rest();          // conv/gemm_bwd_rest.cu
+std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();           // conv/gemm_bwd_1x1.cu
+std::unique_ptr<ConvSolver> make_gemm_wrw_universal();     // conv/gemm_wrw_universal.cu
+std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();           // conv/gemm_wrw_1x1.cu
+std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();   // conv/conv_direct_fwd.cu
+#if ANYDNN_HAVE_CUTLASS  // CUTLASS tensor-core solvers (built when the headers are found)
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();  // conv/implicit_gemm_tc_fwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();  // conv/implicit_gemm_tc_bwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw();  // conv/implicit_gemm_tc_wrw.cu
+#endif
+
 ConvSolverRegistry make_conv_registry() {
-  return ConvSolverRegistry({});
+  std::vector<ConvSolverEntry> list;
+  // Forward
+#if ANYDNN_HAVE_CUTLASS
+  list.push_back({110, make_implicit_gemm_tc_fwd()});
+#endif
+  list.push_back({5, make_gemm_fwd_1x1()});
+  list.push_back({2, make_gemm_fwd_rest()});
+  list.push_back({100, make_conv_direct_fwd_cuda()});
+  // Backward data
+#if ANYDNN_HAVE_CUTLASS
+  list.push_back({111, make_implicit_gemm_tc_bwd()});
+#endif
+  list.push_back({7, make_gemm_bwd_1x1()});
+  list.push_back({6, make_gemm_bwd_rest()});
+  // Backward weights
+#if ANYDNN_HAVE_CUTLASS
+  list.push_back({112, make_implicit_gemm_tc_wrw()});
+#endif
+  list.push_back({9, make_gemm_wrw_1x1()});
+  list.push_back({8, make_gemm_wrw_universal()});
+  // Any shape, layout and type: the fallbacks.
+  list.push_back({1, make_conv_direct_naive_fwd()});
+  list.push_back({3, make_conv_direct_naive_bwd()});
+  list.push_back({4, make_conv_direct_naive_wrw()});
+  return ConvSolverRegistry(std::move(list));
 }
 
 }  // namespace anydnn::cuda

@@ -12,6 +12,7 @@
 #include "backend/cuda/dropout.hpp"
 #include "backend/cuda/rnn/rnn_backward.hpp"
 #include "backend/cuda/rnn/rnn_forward.hpp"
+#include "backend/cuda/row_moves.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 
 namespace anydnn {
@@ -104,26 +105,31 @@ void CudaBackend::rnn_backward_weights(const RnnShape& shape, const RnnBackwardB
 void CudaBackend::dropout_apply(const TensorDescriptor& in_desc, const void* in,
                                 const TensorDescriptor& out_desc, void* out, uint8_t* mask,
                                 bool generate, uint64_t seed, uint64_t counter, float dropout) {
-  cuda::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout,
-                      stream_);
+  cuda::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout, stream_);
 }
 
 DeviceBuffer CudaBackend::allocate(size_t bytes) {
+  // Stream-ordered: scratch taken and given back inside one call (BN partials, blending
+  // buffers, Find workspaces) costs no device-wide synchronisation, which cudaFree would.
+  // The memory is usable by work enqueued on this stream after the allocation, and is freed
+  // after the work enqueued on it before the free.
   void* p = nullptr;
-  check_cuda(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
-  return DeviceBuffer(p, [](void* q) { cudaFree(q); });
+  cudaStream_t s = stream_;
+  check_cuda(cudaMallocAsync(&p, bytes == 0 ? 1 : bytes, s), "cudaMallocAsync");
+  return DeviceBuffer(p, [s](void* q) { cudaFreeAsync(q, s); });
 }
 
-void CudaBackend::scale_blend(const TensorDescriptor& desc, const void* src, void* dst,
-                              float alpha, float beta) {
+void CudaBackend::scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
+                              float beta) {
   cuda::scale_blend(desc, src, dst, alpha, beta, stream_);
 }
 
 void CudaBackend::copy(void* dst, const void* src, size_t bytes, CopyKind kind) {
   if (bytes == 0) return;
-  const cudaMemcpyKind k = kind == CopyKind::HostToDevice   ? cudaMemcpyHostToDevice
-                           : kind == CopyKind::DeviceToHost ? cudaMemcpyDeviceToHost
-                                                            : cudaMemcpyDeviceToDevice;
+  const cudaMemcpyKind k = kind == CopyKind::HostToDevice     ? cudaMemcpyHostToDevice
+                           : kind == CopyKind::DeviceToHost   ? cudaMemcpyDeviceToHost
+                           : kind == CopyKind::DeviceToDevice ? cudaMemcpyDeviceToDevice
+                                                              : cudaMemcpyDefault;
   check_cuda(cudaMemcpyAsync(dst, src, bytes, k, stream_), "cudaMemcpyAsync");
   // The host side of a copy must be reusable (or readable) when this returns.
   if (kind != CopyKind::DeviceToDevice) synchronize();
@@ -139,6 +145,14 @@ void CudaBackend::half_to_float(const uint16_t* src, size_t n, float* dst) {
 
 void CudaBackend::float_to_half(const float* src, size_t n, uint16_t* dst) {
   cuda::float_to_half(src, n, dst, stream_);
+}
+
+void CudaBackend::move_rows(const std::vector<RowMoves>& groups) {
+  cuda::move_rows(groups, stream_);
+}
+
+void CudaBackend::fill(void* dst, size_t n, float value, bool half) {
+  cuda::fill(dst, n, value, half, stream_);
 }
 
 }  // namespace cuda

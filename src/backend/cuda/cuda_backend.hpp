@@ -28,8 +28,7 @@ class CudaBackend final : public Backend {
   void synchronize() override;
 
   void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                         const TensorDescriptor& y_desc, void* y, float alpha,
-                         float beta) override;
+                         const TensorDescriptor& y_desc, void* y, float alpha, float beta) override;
   void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
                           const TensorDescriptor& db_desc, void* db, float alpha,
                           float beta) override;
@@ -46,6 +45,8 @@ class CudaBackend final : public Backend {
   void fill_zero(void* dst, size_t bytes) override;
   void half_to_float(const uint16_t* src, size_t n, float* dst) override;
   void float_to_half(const float* src, size_t n, uint16_t* dst) override;
+  void move_rows(const std::vector<RowMoves>& groups) override;
+  void fill(void* dst, size_t n, float value, bool half) override;
 
   // --- for the CUDA solvers and kernels ---
   cudaStream_t cuda_stream() const { return stream_; }

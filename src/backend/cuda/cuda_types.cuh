@@ -99,9 +99,8 @@ inline Ncdhw strides_ncdhw(const TensorDescriptor& t) {
   if (s.size() == 4)
     return {{static_cast<long long>(s[0]), static_cast<long long>(s[1]), 0,
              static_cast<long long>(s[2]), static_cast<long long>(s[3])}};
-  return {{static_cast<long long>(s[0]), static_cast<long long>(s[1]),
-           static_cast<long long>(s[2]), static_cast<long long>(s[3]),
-           static_cast<long long>(s[4])}};
+  return {{static_cast<long long>(s[0]), static_cast<long long>(s[1]), static_cast<long long>(s[2]),
+           static_cast<long long>(s[3]), static_cast<long long>(s[4])}};
 }
 
 }  // namespace anydnn::cuda

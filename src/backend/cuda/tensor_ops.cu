@@ -37,7 +37,7 @@ void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float
   dispatch_float_type(desc.type(), [&](auto tag) {
     using T = decltype(tag);
     blend_kernel<T><<<grid_for(d.count), 256, 0, stream>>>(d, static_cast<const T*>(src),
-                                                            static_cast<T*>(dst), alpha, beta);
+                                                           static_cast<T*>(dst), alpha, beta);
   });
   ANYDNN_CUDA_LAUNCHED("scale_blend");
 }

@@ -1,0 +1,123 @@
+// BnPerActivation (CUDA): per-activation batch norm (statistics of every (c, d, h, w) over the
+// batch) on data whose per-image block is packed, channel-major (NCHW, NCDHW) or channel-last
+// (NHWC, NDHWC); the image stride is free. One thread owns one position from start to end:
+// fp32 Welford statistics over the N images, the group outputs, backward sums, then the output
+// rows. Consecutive threads take consecutive addresses of each image, so every pass is
+// coalesced; there is no cross-thread reduction, hence no scratch memory and no atomics.
+#include <algorithm>
+
+#include "backend/cuda/bn/bn_util.cuh"
+
+namespace anydnn::cuda {
+
+namespace {
+
+// Packed image, positions in (c, d, h, w) order.
+bool image_packed(const TensorDescriptor& t) {
+  const auto& l = t.lens();
+  const auto& s = t.strides();
+  size_t expect = 1;
+  for (size_t k = l.size(); k-- > 1;) {
+    if (l[k] != 1 && s[k] != expect) return false;
+    expect *= l[k];
+  }
+  return true;
+}
+
+// Packed image, positions in (d, h, w, c) order.
+bool image_channel_last(const TensorDescriptor& t) {
+  const auto& l = t.lens();
+  const auto& s = t.strides();
+  if (l[1] != 1 && s[1] != 1) return false;
+  size_t expect = l[1];
+  for (size_t k = l.size(); k-- > 2;) {
+    if (l[k] != 1 && s[k] != expect) return false;
+    expect *= l[k];
+  }
+  return true;
+}
+
+// q: a position's offset inside an image; its group (parameter index, c*S + s) is q itself for
+// channel-major images and (q % C)*S + q / C for channel-last ones.
+template <class T>
+__global__ void __launch_bounds__(bn::kThreads)
+    per_activation_kernel(bn::GroupArgs a, const T* __restrict__ x, const T* __restrict__ dy,
+                          T* out, long long xn, long long yn, long long on, long long N,
+                          long long C, long long S, bool last, float alpha, float beta) {
+  const long long P = C * S;
+  for (long long q = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; q < P;
+       q += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long g = last ? (q % C) * S + q / C : q;
+    bn::GroupState s;
+    if (a.needs_stats) {
+      bn::Welford w;
+      for (long long n = 0; n < N; ++n)
+        w.add(load(x[n * xn + q]));
+      const bn::Stat r = w.stat();
+      bn::set_stats(a, g, r.mean, r.m2, s);
+    } else {
+      bn::load_stats(a, g, s);
+    }
+    if (a.dir == bn::Dir::Backward) {
+      const float mean = static_cast<float>(s.mean);
+      float s1 = 0.0f, s2 = 0.0f;
+      for (long long n = 0; n < N; ++n) {
+        const float d = load(dy[n * yn + q]);
+        s1 += d;
+        s2 += d * (load(x[n * xn + q]) - mean);
+      }
+      bn::backward_coefs(a, g, s1, s2, s);
+      for (long long n = 0; n < N; ++n)
+        bn::put(out + n * on + q,
+                bn::apply_backward(s.k, load(dy[n * yn + q]), load(x[n * xn + q])), alpha, beta);
+    } else {
+      bn::forward_coefs(a, g, s);
+      for (long long n = 0; n < N; ++n)
+        bn::put(out + n * on + q, bn::apply_forward(s.k, load(x[n * xn + q])), alpha, beta);
+    }
+  }
+}
+
+class BnPerActivation final : public BnSolver {
+ public:
+  std::string_view name() const override { return "BnPerActivation"; }
+  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
+    ANYDNN_REJECT_IF(p.spatial(), "spatial mode");
+    const bool bwd = p.direction() == BnDirection::Backward;
+    const bool major = image_packed(p.x()) && image_packed(p.y()) && (!bwd || image_packed(p.dx()));
+    const bool last = image_channel_last(p.x()) && image_channel_last(p.y()) &&
+                      (!bwd || image_channel_last(p.dx()));
+    ANYDNN_REJECT_IF(
+        !major && !last,
+        "an image is not packed as C, D, H, W or D, H, W, C (NCHW, NCDHW, NHWC, NDHWC)");
+    return Applicability::yes();
+  }
+  void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
+    const cudaStream_t stream = backend_of(ctx).cuda_stream();
+    const bn::GroupArgs a = bn::group_args(p, b);
+    const bool bwd = a.dir == bn::Dir::Backward;
+    // Both orders describe the same memory when C = 1 or S = 1; channel-major is then exact.
+    const bool last = !image_packed(p.x());
+    const long long N = static_cast<long long>(p.batch()), C = static_cast<long long>(p.channels());
+    const long long S = static_cast<long long>(p.spatial_size());
+    const long long xn = static_cast<long long>(p.x().strides()[0]);
+    const long long yn = static_cast<long long>(p.y().strides()[0]);
+    const long long on = static_cast<long long>((bwd ? p.dx() : p.y()).strides()[0]);
+    dispatch_float_type(p.data_type(), [&](auto tag) {
+      using T = decltype(tag);
+      per_activation_kernel<T>
+          <<<grid_for(static_cast<size_t>(C * S), bn::kThreads), bn::kThreads, 0, stream>>>(
+              a, static_cast<const T*>(b.x), static_cast<const T*>(b.dy),
+              static_cast<T*>(bwd ? b.dx : b.y), xn, yn, on, N, C, S, last, b.alpha, b.beta);
+    });
+    ANYDNN_CUDA_LAUNCHED("BnPerActivation");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BnSolver> make_bn_per_activation() {
+  return std::make_unique<BnPerActivation>();
+}
+
+}  // namespace anydnn::cuda

@@ -1,0 +1,116 @@
+// BnStrided (CUDA): the fallback for data layouts the direct solvers do not walk (CHWN, padded or
+// permuted strides). One block owns one group (a channel, or a (c, d, h, w) position) from start
+// to end in a single kernel: fp32 Welford statistics over the group's values with a fixed-order
+// block reduction, the group outputs by thread 0, backward sums likewise, then the output.
+// Every element is addressed from its (n, c, d, h, w) index and the tensor's own strides, so
+// any layout works; parallelism is only one block per group, which is the price of simplicity.
+#include "backend/cuda/bn/bn_util.cuh"
+
+namespace anydnn::cuda {
+
+namespace {
+
+struct Geometry {
+  long long N, C, H, W, S;  // S = D*H*W
+  Ncdhw x, y, dx;           // y: dy for backward
+  bool spatial;
+};
+
+__device__ inline long long offset(const Ncdhw& t, const Geometry& g, long long n, long long c,
+                                   long long s) {
+  const long long hw = g.H * g.W, d = s / hw, r = s - d * hw, h = r / g.W, w = r - h * g.W;
+  return n * t.s[0] + c * t.s[1] + d * t.s[2] + h * t.s[3] + w * t.s[4];
+}
+
+template <class T>
+__global__ void __launch_bounds__(bn::kThreads)
+    strided_kernel(bn::GroupArgs a, Geometry geo, const T* __restrict__ x, const T* __restrict__ dy,
+                   T* out, float alpha, float beta) {
+  __shared__ bn::GroupState sh;
+  const bool bwd = a.dir == bn::Dir::Backward;
+  const long long M = geo.spatial ? geo.N * geo.S : geo.N;
+  for (long long grp = blockIdx.x; grp < a.groups; grp += gridDim.x) {
+    // Value j of the group: (n, c, s).
+    const long long c0 = geo.spatial ? grp : grp / geo.S, s0 = geo.spatial ? 0 : grp % geo.S;
+    auto at = [&](const Ncdhw& t, long long j) {
+      if (!geo.spatial) return offset(t, geo, j, c0, s0);
+      const long long n = j / geo.S;
+      return offset(t, geo, n, c0, j - n * geo.S);
+    };
+    if (a.needs_stats) {
+      bn::Welford w;
+      for (long long j = threadIdx.x; j < M; j += blockDim.x)
+        w.add(load(x[at(geo.x, j)]));
+      const bn::Stat r = bn::block_reduce(w.stat());
+      if (threadIdx.x == 0) bn::set_stats(a, grp, r.mean, r.m2, sh);
+    } else if (threadIdx.x == 0) {
+      bn::load_stats(a, grp, sh);
+    }
+    __syncthreads();
+    if (bwd) {
+      const float mean = static_cast<float>(sh.mean);
+      float s1 = 0.0f, s2 = 0.0f;
+      for (long long j = threadIdx.x; j < M; j += blockDim.x) {
+        const float d = load(dy[at(geo.y, j)]);
+        s1 += d;
+        s2 += d * (load(x[at(geo.x, j)]) - mean);
+      }
+      // block_reduce's barriers order every thread's read of sh.mean before thread 0 writes sh.
+      const bn::Sums r = bn::block_reduce(bn::Sums{s1, s2});
+      if (threadIdx.x == 0) bn::backward_coefs(a, grp, r.s1, r.s2, sh);
+    } else if (threadIdx.x == 0) {
+      bn::forward_coefs(a, grp, sh);
+    }
+    __syncthreads();
+    const float k[4] = {sh.k[0], sh.k[1], sh.k[2], sh.k[3]};
+    for (long long j = threadIdx.x; j < M; j += blockDim.x) {
+      const float xv = load(x[at(geo.x, j)]);
+      if (bwd)
+        bn::put(out + at(geo.dx, j), bn::apply_backward(k, load(dy[at(geo.y, j)]), xv), alpha,
+                beta);
+      else
+        bn::put(out + at(geo.y, j), bn::apply_forward(k, xv), alpha, beta);
+    }
+    __syncthreads();  // sh is rewritten for the next group
+  }
+}
+
+class BnStrided final : public BnSolver {
+ public:
+  std::string_view name() const override { return "BnStrided"; }
+  bool fallback_only() const override { return true; }
+  Applicability applicable(const ExecutionContext&, const BnProblem&) const override {
+    return Applicability::yes();
+  }
+  void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
+    const cudaStream_t stream = backend_of(ctx).cuda_stream();
+    const bn::GroupArgs a = bn::group_args(p, b);
+    const bool bwd = a.dir == bn::Dir::Backward;
+    const auto& l = p.x().lens();
+    Geometry geo{};
+    geo.N = static_cast<long long>(l[0]);
+    geo.C = static_cast<long long>(l[1]);
+    geo.H = static_cast<long long>(l[l.size() - 2]);
+    geo.W = static_cast<long long>(l[l.size() - 1]);
+    geo.S = static_cast<long long>(p.spatial_size());
+    geo.x = strides_ncdhw(p.x());
+    geo.y = strides_ncdhw(p.y());
+    geo.dx = bwd ? strides_ncdhw(p.dx()) : Ncdhw{};
+    geo.spatial = p.spatial();
+    dispatch_float_type(p.data_type(), [&](auto tag) {
+      using T = decltype(tag);
+      strided_kernel<T><<<bn::item_grid(a.groups), bn::kThreads, 0, stream>>>(
+          a, geo, static_cast<const T*>(b.x), static_cast<const T*>(b.dy),
+          static_cast<T*>(bwd ? b.dx : b.y), b.alpha, b.beta);
+    });
+    ANYDNN_CUDA_LAUNCHED("BnStrided");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BnSolver> make_bn_strided() {
+  return std::make_unique<BnStrided>();
+}
+
+}  // namespace anydnn::cuda

@@ -1,0 +1,51 @@
+// GemmFwd1x1_0_1 (CUDA): forward 1x1 convolution (stride 1, no padding) on packed NCHW /
+// NCDHW, straight to cuBLAS without im2col: per group, one GEMM batched over the images,
+// Y_{n,g} [K/G x P] = W_g [K/G x C/G] x X_{n,g} [C/G x P]. No workspace.
+#include <memory>
+
+#include "backend/cuda/conv/gemm_util.hpp"
+#include "backend/cuda/cuda_backend.hpp"
+#include "core/data_type.hpp"
+
+namespace anydnn::cuda {
+
+namespace {
+
+class GemmFwd1x1 final : public ConvSolver {
+ public:
+  std::string_view name() const override { return "GemmFwd1x1_0_1"; }
+  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
+  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
+    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
+    return gemm_1x1_support(p);
+  }
+  ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    CudaBackend* be = &backend_of(ctx);
+    const GemmShape s(p);
+    const miopenDataType_t t = p.data_type();
+    const size_t elem = data_type_size(t);
+    const int batch = static_cast<int>(p.batch());
+    return [be, s, t, elem, batch](const ConvBuffers& b) {
+      const long long cpg = static_cast<long long>(s.c_per_group);
+      const long long kpg = static_cast<long long>(s.k_per_group);
+      const long long pixels = static_cast<long long>(s.pixels);
+      for (size_t g = 0; g < s.groups; ++g) {
+        gemm_rm(be->cublas(), false, false, static_cast<int>(kpg), static_cast<int>(pixels),
+                static_cast<int>(cpg),
+                GemmOperand{static_cast<const char*>(b.w) + g * kpg * cpg * elem, t, cpg, 0},
+                GemmOperand{static_cast<const char*>(b.x) + g * cpg * pixels * elem, t, pixels,
+                            static_cast<long long>(s.x_image)},
+                0.0f, static_cast<char*>(b.y) + g * kpg * pixels * elem, t, pixels,
+                static_cast<long long>(s.y_image), batch);
+      }
+    };
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ConvSolver> make_gemm_fwd_1x1() {
+  return std::make_unique<GemmFwd1x1>();
+}
+
+}  // namespace anydnn::cuda

@@ -1,0 +1,63 @@
+// GemmFwdRest (CUDA): forward convolution as im2col + cuBLAS GEMM, for packed NCHW / NCDHW
+// tensors of any filter, stride, dilation, padding and group count. Per image: im2col of the
+// whole image into the workspace ([C * taps] x [pixels], x's type), then one strided-batched
+// GEMM over the groups: Y_{n,g} [K/G x P] = W_g [K/G x rows] x col_g [rows x P], fp32
+// accumulation, written straight into y.
+#include <memory>
+
+#include "backend/cuda/conv/gemm_util.hpp"
+#include "backend/cuda/conv/im2col.cuh"
+#include "backend/cuda/cuda_backend.hpp"
+#include "core/data_type.hpp"
+
+namespace anydnn::cuda {
+
+namespace {
+
+size_t column_bytes(const ConvProblem& p) {
+  const GemmShape s(p);
+  return s.groups * s.rows * s.pixels * data_type_size(p.data_type());
+}
+
+class GemmFwdRest final : public ConvSolver {
+ public:
+  std::string_view name() const override { return "GemmFwdRest"; }
+  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
+  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
+    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
+    return gemm_problem_support(p);
+  }
+  size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
+    return column_bytes(p);
+  }
+  ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    CudaBackend* be = &backend_of(ctx);
+    const ConvGeom g = conv_geom(p);
+    const GemmShape s(p);
+    const miopenDataType_t t = p.data_type();
+    const size_t elem = data_type_size(t);
+    const long long batch = static_cast<long long>(p.batch());
+    return [be, g, s, t, elem, batch](const ConvBuffers& b) {
+      const auto* x = static_cast<const char*>(b.x);
+      auto* y = static_cast<char*>(b.y);
+      const long long rows = static_cast<long long>(s.rows);
+      const long long pixels = static_cast<long long>(s.pixels);
+      const long long kpg = static_cast<long long>(s.k_per_group);
+      for (long long n = 0; n < batch; ++n) {
+        im2col(g, t, x + n * s.x_image * elem, b.workspace, be->cuda_stream());
+        gemm_rm(be->cublas(), false, false, static_cast<int>(kpg), static_cast<int>(pixels),
+                static_cast<int>(rows), GemmOperand{b.w, t, rows, kpg * rows},
+                GemmOperand{b.workspace, t, pixels, rows * pixels}, 0.0f, y + n * s.y_image * elem,
+                t, pixels, kpg * pixels, static_cast<int>(s.groups));
+      }
+    };
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ConvSolver> make_gemm_fwd_rest() {
+  return std::make_unique<GemmFwdRest>();
+}
+
+}  // namespace anydnn::cuda

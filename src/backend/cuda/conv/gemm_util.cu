@@ -1,0 +1,99 @@
+#include <climits>
+
+#include "backend/cuda/conv/gemm_util.hpp"
+#include "backend/cuda/cuda_check.hpp"
+#include "backend/cuda/cuda_types.cuh"
+#include "core/data_type.hpp"
+
+namespace anydnn::cuda {
+
+namespace {
+
+cudaDataType cuda_type(miopenDataType_t t) {
+  switch (t) {
+    case miopenFloat:
+      return CUDA_R_32F;
+    case miopenHalf:
+      return CUDA_R_16F;
+    case miopenBFloat16:
+      return CUDA_R_16BF;
+    default:
+      break;
+  }
+  ANYDNN_THROW(miopenStatusNotImplemented, "cuBLAS GEMMs take float, half or bfloat16 data");
+}
+
+template <class T>
+__global__ void store_from_float_kernel(const float* src, T* dst, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    dst[i] = store<T>(src[i]);
+}
+
+}  // namespace
+
+Applicability gemm_problem_support(const ConvProblem& p) {
+  ANYDNN_REJECT_IF(!is_float_like(p.data_type()), "needs float, half or bfloat16 data");
+  const std::string layout = p.spatial_dims() == 2 ? "NCHW" : "NCDHW";
+  ANYDNN_REJECT_IF(!p.x().is_packed_layout(layout) || !p.w().is_packed_layout(layout) ||
+                       !p.y().is_packed_layout(layout),
+                   "needs packed " + layout + " tensors");
+  const GemmShape s(p);
+  constexpr size_t kIntMax = INT_MAX;
+  ANYDNN_REJECT_IF(s.rows > kIntMax || s.pixels > kIntMax || s.k_per_group > kIntMax ||
+                       p.batch() > kIntMax || s.groups > kIntMax,
+                   "GEMM dimensions exceed the int range of cuBLAS");
+  return Applicability::yes();
+}
+
+Applicability gemm_1x1_support(const ConvProblem& p) {
+  ANYDNN_REJECT_IF(p.filter_size() != (std::array<size_t, 3>{1, 1, 1}), "filter is not 1x1");
+  ANYDNN_REJECT_IF(p.strides() != (std::array<int, 3>{1, 1, 1}), "stride is not 1");
+  ANYDNN_REJECT_IF(p.pads() != (std::array<int, 3>{0, 0, 0}), "padding is not 0");
+  return gemm_problem_support(p);
+}
+
+GemmShape::GemmShape(const ConvProblem& p) {
+  const auto& f = p.filter_size();
+  const auto& o = p.out_size();
+  const auto& i = p.in_size();
+  groups = p.groups();
+  c_per_group = p.in_channels() / groups;
+  k_per_group = p.out_channels() / groups;
+  taps = f[0] * f[1] * f[2];
+  rows = c_per_group * taps;
+  pixels = o[0] * o[1] * o[2];
+  x_image = p.in_channels() * i[0] * i[1] * i[2];
+  y_image = p.out_channels() * pixels;
+}
+
+void gemm_rm(cublasHandle_t handle, bool a_trans, bool b_trans, int m, int n, int k,
+             const GemmOperand& a, const GemmOperand& b, float beta, void* c,
+             miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch) {
+  // cuBLAS is column-major: a row-major matrix is its transpose there, so row-major
+  // C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands and m, n.
+  const float alpha = 1.0f;
+  check_cublas(
+      cublasGemmStridedBatchedEx(
+          handle, b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, a_trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+          &alpha, b.data, cuda_type(b.type), static_cast<int>(b.ld), b.batch_stride, a.data,
+          cuda_type(a.type), static_cast<int>(a.ld), a.batch_stride, &beta, c, cuda_type(c_type),
+          static_cast<int>(ldc), c_batch_stride, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx");
+}
+
+void store_from_float(miopenDataType_t type, const float* src, void* dst, size_t n,
+                      cudaStream_t stream) {
+  if (n == 0) return;
+  dispatch_float_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    store_from_float_kernel<T><<<grid_for(n), 256, 0, stream>>>(src, static_cast<T*>(dst), n);
+  });
+  ANYDNN_CUDA_LAUNCHED("store_from_float");
+}
+
+size_t aligned_bytes(miopenDataType_t type, size_t elements) {
+  return (elements * data_type_size(type) + 255) / 256 * 256;
+}
+
+}  // namespace anydnn::cuda

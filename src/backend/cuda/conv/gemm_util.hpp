@@ -1,0 +1,52 @@
+// Helpers shared by the CUDA GEMM solvers: which problems they take, the GEMM shapes, a
+// row-major strided-batched GEMM on cuBLAS (fp32 compute, default math: no TF32) and fp32 ->
+// storage-type conversion. The column-matrix kernels are in im2col.hpp.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "problem/conv_problem.hpp"
+#include "solver/conv_solver.hpp"
+
+namespace anydnn::cuda {
+
+// The GEMM solvers' common requirements: packed NCHW / NCDHW tensors of a float type and GEMM
+// dimensions that fit cuBLAS's int arguments.
+Applicability gemm_problem_support(const ConvProblem& p);
+
+// A 1x1 convolution with unit stride and no padding is a plain GEMM per image and group.
+Applicability gemm_1x1_support(const ConvProblem& p);
+
+// Per group: rows = C/G * filter taps of the column matrix, k/c per group, output pixels per
+// image; and element counts of one image of x and y.
+struct GemmShape {
+  size_t groups, c_per_group, k_per_group, taps, rows, pixels, x_image, y_image;
+  explicit GemmShape(const ConvProblem& p);
+};
+
+// One operand of a row-major GEMM: its storage type, row stride and batch stride (elements).
+struct GemmOperand {
+  const void* data;
+  miopenDataType_t type;
+  long long ld;
+  long long batch_stride;
+};
+
+// Row-major C[m x n] = op(A) * op(B) + beta * C for `batch` problems, fp32 accumulation.
+// a_trans: A is stored [k x m]; b_trans: B is stored [n x k]. beta = 0 never reads C.
+void gemm_rm(cublasHandle_t handle, bool a_trans, bool b_trans, int m, int n, int k,
+             const GemmOperand& a, const GemmOperand& b, float beta, void* c,
+             miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch);
+
+// dst[i] = src[i] rounded to `type` (float, half or bfloat16), i < n.
+void store_from_float(miopenDataType_t type, const float* src, void* dst, size_t n,
+                      cudaStream_t stream);
+
+// Bytes of `elements` values of `type`, rounded up to 256 so that a buffer after it in the
+// workspace stays aligned.
+size_t aligned_bytes(miopenDataType_t type, size_t elements);
+
+}  // namespace anydnn::cuda

@@ -1,0 +1,313 @@
+// Every CUDA convolution solver, alone (no Find, no selection), on every problem of the shared
+// list and each direction, against the double-accumulating reference with MIOpen's rms
+// tolerances: the GPU twin of tests/unit/conv_solvers_test.cpp. It walks the registry, so
+// solvers added later are tested too. Outputs are poisoned with NaN on the device before each
+// run, so an element a solver forgets to write fails; deterministic solvers must give the same
+// bits on a second run.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "backend/backend.hpp"
+#include "common_test_util.hpp"
+#include "conv_reference.hpp"
+#include "core/conv_descriptor.hpp"
+#include "core/tensor_descriptor.hpp"
+#include "gpu/gpu_test_util.hpp"
+#include "problem/conv_problem.hpp"
+#include "solver/conv_registry.hpp"
+#include "verify.hpp"
+
+namespace anydnn {
+namespace {
+
+using driver::ConvSpec;
+using driver::HostTensor;
+using test::DeviceTensor;
+
+std::vector<size_t> to_sizes(const std::vector<int>& v) {
+  return {v.begin(), v.end()};
+}
+
+HostTensor host_tensor(const TensorDescriptor& d) {
+  HostTensor t;
+  t.type = d.type();
+  t.lens = d.lens();
+  t.strides = d.strides();
+  t.bytes.assign(d.num_bytes(), 0);
+  return t;
+}
+
+struct Built {
+  TensorDescriptor x, w, y;
+  ConvolutionDescriptor conv;
+};
+
+Built build(const ConvSpec& s) {
+  Built b;
+  b.x = TensorDescriptor::with_layout(s.type, s.in_layout, to_sizes(s.in_lens));
+  b.w = TensorDescriptor::with_layout(s.type, s.fil_layout, to_sizes(s.wei_lens));
+  b.conv = ConvolutionDescriptor(s.transpose ? miopenTranspose : miopenConvolution, s.pads,
+                                 s.strides, s.dilations);
+  b.conv.set_group_count(s.groups);
+  if (s.transpose) b.conv.set_trans_output_pads(s.trans_output_pads);
+  b.y = TensorDescriptor::with_layout(s.type, s.out_layout, b.conv.forward_output_lens(b.x, b.w));
+  return b;
+}
+
+std::vector<double> reference(const ConvProblem& p, const ref::ConvParams& params,
+                              const HostTensor& x, const HostTensor& w, const HostTensor& y) {
+  switch (p.direction()) {
+    case ConvDirection::Forward:
+      return ref::conv_forward(x.view(), w.view(), params, y.lens);
+    case ConvDirection::BackwardData:
+      return ref::conv_backward_data(y.view(), w.view(), params, x.lens);
+    case ConvDirection::BackwardWeights:
+      return ref::conv_backward_weights(x.view(), y.view(), params, w.lens);
+  }
+  return {};
+}
+
+// MIOpen's tolerance for the direction (backward weights: twice the default).
+double tolerance(const ConvProblem& p) {
+  const double t = ref::conv_default_tolerance(p.data_type());
+  return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
+}
+
+int direction_index(const ConvProblem& p) {
+  return p.direction() == ConvDirection::Forward        ? 0
+         : p.direction() == ConvDirection::BackwardData ? 1
+                                                        : 2;
+}
+
+// The problem's tensors on the host and the device; the direction's output is `out`.
+struct Buffers {
+  HostTensor hx, hw, hy;
+  DeviceTensor dx, dw, dy;
+  HostTensor* out_host;
+  DeviceTensor* out_dev;
+
+  Buffers(const ConvProblem& p, std::mt19937& rng)
+      : hx(host_tensor(p.x())), hw(host_tensor(p.w())), hy(host_tensor(p.y())) {
+    const int d = direction_index(p);
+    HostTensor* hosts[3] = {&hy, &hx, &hw};
+    out_host = hosts[d];
+    for (HostTensor* t : {&hx, &hw, &hy})
+      if (t != out_host) test::fill_random(*t, rng);
+    dx = DeviceTensor(hx);
+    dw = DeviceTensor(hw);
+    dy = DeviceTensor(hy);
+    DeviceTensor* devs[3] = {&dy, &dx, &dw};
+    out_dev = devs[d];
+  }
+  bool allocated() const { return dx.data() && dw.data() && dy.data(); }
+};
+
+// Runs one solver alone: poison, invoke, wait, download. False (with a failure recorded) when
+// the invoker threw or the device reported an error.
+bool run_solver(const ConvSolver& s, const ExecutionContext& ctx, const ConvProblem& p,
+                Buffers& b) {
+  const size_t ws_bytes = s.workspace_size(ctx, p);
+  DeviceTensor ws(ws_bytes);
+  b.out_dev->poison();
+  try {
+    s.make_invoker(ctx, p)(ConvBuffers{b.dx.data(), b.dw.data(), b.dy.data(),
+                                       ws_bytes == 0 ? nullptr : ws.data(), ws_bytes});
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << s.name() << " threw: " << e.what();
+    return false;
+  }
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) {
+    ADD_FAILURE() << s.name() << ": " << cudaGetErrorString(err);
+    return false;
+  }
+  b.out_dev->download(*b.out_host);
+  return true;
+}
+
+class CudaConvSolvers : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaConvSolvers, EveryApplicableSolverMatchesReference) {
+  REQUIRE_GPU();
+  const std::string& line = GetParam();
+  ConvSpec spec;
+  ASSERT_FALSE(driver::parse_conv_line(line, spec)) << line;
+  const Built built = build(spec);
+  const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
+  const unsigned seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_trace(seed));
+  std::mt19937 rng(seed);
+  Config cfg;
+  auto backend = make_cuda_backend(cfg, nullptr);  // legacy default stream: ordered with the
+  const ExecutionContext ctx{cfg, *backend};       // test's cudaMemcpy / cudaMemset
+
+  for (const ConvDirection user_dir :
+       {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
+    if (spec.forw != 0 && (spec.forw & static_cast<int>(user_dir)) == 0) continue;
+    const ConvProblem p(user_dir, built.x, built.w, built.conv, built.y);
+    SCOPED_TRACE(p.key());
+    Buffers b(p, rng);
+    ASSERT_TRUE(b.allocated());
+    const auto expected = reference(p, params, b.hx, b.hw, b.hy);
+    std::set<std::string> ran;
+    for (const auto& e : backend->conv_solvers().entries()) {
+      const ConvSolver& s = *e.solver;
+      const Applicability a = s.applicable(ctx, p);
+      if (!a) {
+        EXPECT_FALSE(a.reason.empty()) << s.name() << " rejects without a reason";
+        continue;
+      }
+      SCOPED_TRACE(std::string(s.name()));
+      if (!run_solver(s, ctx, p, b)) continue;
+      const double err = ref::relative_rms(expected, ref::to_logical(b.out_host->view()));
+      EXPECT_LE(err, tolerance(p)) << s.name();
+      if (s.deterministic()) {
+        const std::vector<uint8_t> first = b.out_host->bytes;
+        if (run_solver(s, ctx, p, b))
+          EXPECT_TRUE(first == b.out_host->bytes) << s.name() << " is not deterministic";
+      }
+      ran.insert(std::string(s.name()));
+    }
+    // Coverage promises: a naive solver takes every problem of its direction; a GEMM solver
+    // every packed NCHW/NCDHW one, and the 1x1 variant the 1x1 stride-1 unpadded ones; the
+    // tiled direct kernel every packed fp32 2-D forward one.
+    static const char* kNaive[] = {"ConvDirectNaiveConvFwd", "ConvDirectNaiveConvBwd",
+                                   "ConvDirectNaiveConvWrw"};
+    static const char* kGemm[] = {"GemmFwdRest", "GemmBwdRest", "GemmWrwUniversal"};
+    static const char* kGemm1x1[] = {"GemmFwd1x1_0_1", "GemmBwd1x1_stride1", "GemmWrw1x1_stride1"};
+    const int d = direction_index(p);
+    EXPECT_TRUE(ran.count(kNaive[d]));
+    const std::string nchw = spec.spatial_dims == 2 ? "NCHW" : "NCDHW";
+    const bool packed =
+        spec.in_layout == nchw && spec.fil_layout == nchw && spec.out_layout == nchw;
+    if (packed) EXPECT_TRUE(ran.count(kGemm[d]));
+    const bool one_by_one = p.filter_size() == (std::array<size_t, 3>{1, 1, 1}) &&
+                            p.strides() == (std::array<int, 3>{1, 1, 1}) &&
+                            p.pads() == (std::array<int, 3>{0, 0, 0});
+    if (packed && one_by_one) EXPECT_TRUE(ran.count(kGemm1x1[d]));
+    if (packed && spec.type == miopenFloat && spec.spatial_dims == 2 && d == 0)
+      EXPECT_TRUE(ran.count("ConvDirectFwdCuda"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Problems, CudaConvSolvers,
+                         ::testing::ValuesIn(test::load_problem_lines("conv_problems.txt")),
+                         [](const auto& info) { return test::test_name_of(info.param); });
+
+// Runs the named solver on a problem of explicit descriptors against the reference.
+void expect_solver_matches(const char* name, ConvDirection dir, const TensorDescriptor& x,
+                           const TensorDescriptor& w, const ConvolutionDescriptor& conv,
+                           const TensorDescriptor& y, const ref::ConvParams& params) {
+  SCOPED_TRACE(name);
+  const unsigned seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_trace(seed));
+  std::mt19937 rng(seed);
+  Config cfg;
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+  const ConvProblem p(dir, x, w, conv, y);
+  const auto* e = backend->conv_solvers().find(name);
+  ASSERT_NE(e, nullptr);
+  ASSERT_TRUE(e->solver->applicable(ctx, p)) << e->solver->applicable(ctx, p).reason;
+  Buffers b(p, rng);
+  ASSERT_TRUE(b.allocated());
+  const auto expected = reference(p, params, b.hx, b.hw, b.hy);
+  ASSERT_TRUE(run_solver(*e->solver, ctx, p, b));
+  EXPECT_LE(ref::relative_rms(expected, ref::to_logical(b.out_host->view())), tolerance(p));
+}
+
+// Non-packed strides: the GEMM solvers and the tiled kernel say no, the naive ones read and
+// write through the strides (and leave the gaps alone: the reference only reads logical
+// elements, but a write into a gap would land on another element's slot in a packed view).
+TEST(CudaConvSolvers, NaiveSolversHandlePaddedStrides) {
+  REQUIRE_GPU();
+  // x is a 2x3x6x7 window of a 2x5x9x10 allocation; y rows are padded to 8; w is NHWC.
+  const TensorDescriptor x(miopenFloat, {2, 3, 6, 7}, {450, 90, 10, 1});
+  const TensorDescriptor w = TensorDescriptor::with_layout(miopenFloat, "NHWC", {4, 3, 3, 3});
+  const ConvolutionDescriptor conv(miopenConvolution, {1, 1}, {1, 1}, {1, 1});
+  const TensorDescriptor y(miopenFloat, {2, 4, 6, 7}, {4 * 6 * 8, 6 * 8, 8, 1});
+  const ref::ConvParams params{{1, 1}, {1, 1}, {1, 1}, 1};
+  {
+    Config cfg;
+    auto backend = make_cuda_backend(cfg, nullptr);
+    const ExecutionContext ctx{cfg, *backend};
+    const ConvProblem p(ConvDirection::Forward, x, w, conv, y);
+    for (const char* name : {"GemmFwdRest", "ConvDirectFwdCuda"}) {
+      const auto* e = backend->conv_solvers().find(name);
+      ASSERT_NE(e, nullptr);
+      const Applicability a = e->solver->applicable(ctx, p);
+      EXPECT_FALSE(a) << name;
+      EXPECT_FALSE(a.reason.empty()) << name;
+    }
+  }
+  expect_solver_matches("ConvDirectNaiveConvFwd", ConvDirection::Forward, x, w, conv, y, params);
+  expect_solver_matches("ConvDirectNaiveConvBwd", ConvDirection::BackwardData, x, w, conv, y,
+                        params);
+  expect_solver_matches("ConvDirectNaiveConvWrw", ConvDirection::BackwardWeights, x, w, conv, y,
+                        params);
+}
+
+// int8 forward (MIOpen's convint8): int32 accumulation, int32 or float output, exact.
+TEST(CudaConvSolvers, NaiveForwardInt8IsExact) {
+  REQUIRE_GPU();
+  for (const miopenDataType_t out_type : {miopenInt32, miopenFloat}) {
+    SCOPED_TRACE(out_type);
+    const unsigned seed = test::fresh_seed();
+    SCOPED_TRACE(test::seed_trace(seed));
+    std::mt19937 rng(seed);
+    const TensorDescriptor x(miopenInt8, {2, 6, 9, 8});
+    const TensorDescriptor w(miopenInt8, {4, 3, 3, 3});
+    ConvolutionDescriptor conv(miopenConvolution, {1, 1}, {2, 1}, {1, 1});
+    conv.set_group_count(2);
+    const TensorDescriptor y(out_type, conv.forward_output_lens(x, w));
+    Config cfg;
+    auto backend = make_cuda_backend(cfg, nullptr);
+    const ExecutionContext ctx{cfg, *backend};
+    const ConvProblem p(ConvDirection::Forward, x, w, conv, y);
+    HostTensor hx = host_tensor(x), hw = host_tensor(w), hy = host_tensor(y);
+    hx.fill_uniform(rng, -100.0, 100.0, 1.0);
+    hw.fill_uniform(rng, -100.0, 100.0, 1.0);
+    const auto expected =
+        ref::conv_forward(hx.view(), hw.view(), {{1, 1}, {2, 1}, {1, 1}, 2}, y.lens());
+    DeviceTensor dx(hx), dw(hw), dy(hy);
+    const auto* e = backend->conv_solvers().find("ConvDirectNaiveConvFwd");
+    ASSERT_NE(e, nullptr);
+    ASSERT_TRUE(e->solver->applicable(ctx, p));
+    for (const auto& other : backend->conv_solvers().entries())
+      if (other.solver.get() != e->solver.get() && other.solver->applicable(ctx, p))
+        ADD_FAILURE() << other.solver->name() << " claims an int8 problem";
+    dy.poison();
+    e->solver->make_invoker(ctx, p)(ConvBuffers{dx.data(), dw.data(), dy.data(), nullptr, 0});
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    dy.download(hy);
+    EXPECT_EQ(ref::to_logical(hy.view()), expected);
+  }
+}
+
+// The tiled direct kernel on shapes that cross its tile edges (several column and row tiles,
+// output channels not a multiple of 8, channel chunks with a remainder) and on a large stride
+// with dilation, where the staged patch is big and the kernel stages fewer channels per round.
+TEST(CudaConvSolvers, DirectFwdTileEdges) {
+  REQUIRE_GPU();
+  struct Case {
+    std::vector<size_t> x, w;
+    int pad, stride, dil, groups;
+  };
+  const Case cases[] = {{{2, 19, 37, 150}, {13, 19, 3, 3}, 1, 1, 1, 1},
+                        {{1, 12, 40, 70}, {21, 4, 5, 5}, 2, 2, 1, 3},
+                        {{1, 9, 33, 300}, {10, 9, 3, 7}, 3, 4, 3, 1},
+                        {{3, 2, 5, 5}, {1, 2, 5, 5}, 0, 1, 1, 1}};
+  for (const Case& c : cases) {
+    const TensorDescriptor x(miopenFloat, c.x), w(miopenFloat, c.w);
+    ConvolutionDescriptor conv(miopenConvolution, {c.pad, c.pad}, {c.stride, c.stride},
+                               {c.dil, c.dil});
+    conv.set_group_count(c.groups);
+    const TensorDescriptor y(miopenFloat, conv.forward_output_lens(x, w));
+    expect_solver_matches("ConvDirectFwdCuda", ConvDirection::Forward, x, w, conv, y,
+                          {{c.pad, c.pad}, {c.stride, c.stride}, {c.dil, c.dil}, c.groups});
+  }
+}
+
+}  // namespace
+}  // namespace anydnn

@@ -1,0 +1,259 @@
+// The CUTLASS tensor-core solvers (ImplicitGemmTensorCore{Fwd,Bwd,Wrw}) on problems they accept:
+// NHWC and NCHW (transposed through the workspace), fp16, bf16 and fp32 through TF32, 1x1, 3x3
+// and 7x7 filters, strides 1 and 2. Each solver runs alone on device buffers with a
+// NaN-poisoned output and is checked against the double reference. The shared solver test
+// (conv_solvers_gpu_test.cpp) covers the problem list, whose fp16/bf16 lines these solvers
+// mostly reject (odd channel counts).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "backend/backend.hpp"
+#include "common_test_util.hpp"
+#include "conv_reference.hpp"
+#include "core/config.hpp"
+#include "core/conv_descriptor.hpp"
+#include "core/tensor_descriptor.hpp"
+#include "gpu/gpu_test_util.hpp"
+#include "problem/conv_problem.hpp"
+#include "solver/conv_registry.hpp"
+#include "verify.hpp"
+
+namespace anydnn {
+namespace {
+
+using driver::ConvSpec;
+using driver::HostTensor;
+
+#if ANYDNN_HAVE_CUTLASS
+
+// TF32 keeps 10 explicit mantissa bits: each input is rounded with relative error <= 2^-11
+// (4.9e-4), so a product is off by <= ~1e-3 and a sum of many random-sign products by ~4e-4
+// of its rms; relative_rms divides by the largest output, which makes it smaller still. 2e-3
+// leaves room for that and is still ~500x below what one misplaced element would cost.
+constexpr double kTf32Tolerance = 2e-3;
+
+const char* const kSolver[] = {"ImplicitGemmTensorCoreFwd", "ImplicitGemmTensorCoreBwd",
+                               "ImplicitGemmTensorCoreWrw"};
+
+int index_of(ConvDirection d) {
+  return d == ConvDirection::Forward ? 0 : d == ConvDirection::BackwardData ? 1 : 2;
+}
+
+std::vector<size_t> to_sizes(const std::vector<int>& v) {
+  return {v.begin(), v.end()};
+}
+
+HostTensor host_tensor(const TensorDescriptor& d) {
+  HostTensor t;
+  t.type = d.type();
+  t.lens = d.lens();
+  t.strides = d.strides();
+  t.bytes.assign(d.num_bytes(), 0);
+  return t;
+}
+
+struct Built {
+  TensorDescriptor x, w, y;
+  ConvolutionDescriptor conv;
+};
+
+Built build(const ConvSpec& s) {
+  Built b;
+  b.x = TensorDescriptor::with_layout(s.type, s.in_layout, to_sizes(s.in_lens));
+  b.w = TensorDescriptor::with_layout(s.type, s.fil_layout, to_sizes(s.wei_lens));
+  b.conv = ConvolutionDescriptor(s.transpose ? miopenTranspose : miopenConvolution, s.pads,
+                                 s.strides, s.dilations);
+  b.conv.set_group_count(s.groups);
+  b.y = TensorDescriptor::with_layout(s.type, s.out_layout, b.conv.forward_output_lens(b.x, b.w));
+  return b;
+}
+
+std::vector<double> reference(const ConvProblem& p, const ConvSpec& spec, const HostTensor& x,
+                              const HostTensor& w, const HostTensor& y) {
+  const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
+  switch (p.direction()) {
+    case ConvDirection::Forward:
+      return ref::conv_forward(x.view(), w.view(), params, y.lens);
+    case ConvDirection::BackwardData:
+      return ref::conv_backward_data(y.view(), w.view(), params, x.lens);
+    case ConvDirection::BackwardWeights:
+      return ref::conv_backward_weights(x.view(), y.view(), params, w.lens);
+  }
+  return {};
+}
+
+double tolerance(const ConvProblem& p) {
+  const double t =
+      p.data_type() == miopenFloat ? kTf32Tolerance : ref::conv_default_tolerance(p.data_type());
+  return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
+}
+
+Config tf32_config(bool allow) {
+  Config cfg;
+  cfg.conv_allow_tf32 = allow;
+  return cfg;
+}
+
+class ImplicitGemmTc : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
+  REQUIRE_GPU();
+  ConvSpec spec;
+  ASSERT_FALSE(driver::parse_conv_line(GetParam(), spec)) << GetParam();
+  const Built b = build(spec);
+  const unsigned seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_trace(seed));
+  std::mt19937 rng(seed);
+  const Config cfg = tf32_config(true);
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+
+  for (const ConvDirection dir :
+       {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
+    if (spec.forw != 0 && (spec.forw & static_cast<int>(dir)) == 0) continue;
+    const ConvProblem p(dir, b.x, b.w, b.conv, b.y);
+    SCOPED_TRACE(p.key() + " " + direction_name(dir));
+    const auto* entry = backend->conv_solvers().find(kSolver[index_of(dir)]);
+    ASSERT_NE(entry, nullptr);
+    const ConvSolver& solver = *entry->solver;
+    const Applicability a = solver.applicable(ctx, p);
+    ASSERT_TRUE(a) << a.reason;
+    // Registered first in its direction: the first applicable registry entry.
+    for (const auto& e : backend->conv_solvers().entries()) {
+      if (!e.solver->applicable(ctx, p)) continue;
+      EXPECT_EQ(e.solver->name(), solver.name());
+      break;
+    }
+
+    HostTensor x = host_tensor(p.x()), w = host_tensor(p.w()), y = host_tensor(p.y());
+    HostTensor* out = dir == ConvDirection::Forward        ? &y
+                      : dir == ConvDirection::BackwardData ? &x
+                                                           : &w;
+    for (HostTensor* t : {&x, &w, &y})
+      if (t != out) test::fill_random(*t, rng);
+    const auto expected = reference(p, spec, x, w, y);
+
+    test::DeviceTensor dx(x), dw(w), dy(y);
+    test::DeviceTensor* dout = out == &x ? &dx : out == &w ? &dw : &dy;
+    ASSERT_NE(dx.data(), nullptr);
+    ASSERT_NE(dw.data(), nullptr);
+    ASSERT_NE(dy.data(), nullptr);
+    dout->poison();
+    const size_t ws_size = solver.workspace_size(ctx, p);
+    test::DeviceTensor ws(ws_size);
+    ws.poison();  // the solver must not read workspace it did not write
+    solver.make_invoker(ctx, p)(
+        ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
+    ASSERT_CUDA_OK(cudaGetLastError());
+    dout->download(*out);
+    ASSERT_CUDA_OK(cudaGetLastError());
+    const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
+    EXPECT_LE(err, tolerance(p)) << solver.name();
+  }
+}
+
+// Channel counts are multiples of 8 (fp16/bf16) or 4 (fp32): CUTLASS's 128-bit accesses.
+INSTANTIATE_TEST_SUITE_P(
+    Problems, ImplicitGemmTc,
+    ::testing::Values(
+        // 3x3 stride 1, NHWC, fp16; ResNet-like stage scaled down.
+        "convfp16 -n 2 -c 64 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 0 --in_layout "
+        "NHWC --fil_layout NHWC --out_layout NHWC",
+        // 3x3 stride 2 with odd sizes, NCHW (all three tensors through the workspace), fp16.
+        "convfp16 -n 2 -c 32 -H 15 -W 13 -k 16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 0",
+        // 1x1, NHWC, bf16.
+        "convbfp16 -n 2 -c 64 -H 7 -W 7 -k 32 -y 1 -x 1 -F 0 --in_layout NHWC --fil_layout NHWC "
+        "--out_layout NHWC",
+        // 1x1 stride 2, NCHW, bf16: backward data has dx pixels no filter tap reaches (zeros).
+        "convbfp16 -n 2 -c 32 -H 14 -W 14 -k 64 -y 1 -x 1 -u 2 -v 2 -F 0",
+        // 7x7 stride 2 pad 3 (the ResNet stem with 8 input channels), NCHW, fp16.
+        "convfp16 -n 1 -c 8 -H 32 -W 32 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 -F 0",
+        // Mixed layouts: only x goes through the workspace, bf16.
+        "convbfp16 -n 2 -c 16 -H 10 -W 12 -k 24 -y 3 -x 3 -p 1 -q 1 -F 0 --in_layout NCHW "
+        "--fil_layout NHWC --out_layout NHWC",
+        // Non-square filter and asymmetric padding / stride, NHWC, fp16.
+        "convfp16 -n 3 -c 24 -H 9 -W 17 -k 40 -y 3 -x 5 -p 0 -q 2 -u 1 -v 2 -F 0 --in_layout "
+        "NHWC --fil_layout NHWC --out_layout NHWC",
+        // Dilation 2 (forward and weights; backward data rejects it), NHWC, fp16.
+        "convfp16 -n 2 -c 16 -H 12 -W 12 -k 32 -y 3 -x 3 -p 2 -q 2 -l 2 -j 2 -F 5 --in_layout "
+        "NHWC --fil_layout NHWC --out_layout NHWC",
+        // fp32 through TF32: NCHW 3x3, NHWC stride 2, NCHW 1x1.
+        "conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0",
+        "conv -n 2 -c 32 -H 16 -W 16 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 0 --in_layout NHWC "
+        "--fil_layout NHWC --out_layout NHWC",
+        "conv -n 4 -c 64 -H 8 -W 8 -k 64 -y 1 -x 1 -F 0"),
+    [](const auto& info) { return test::test_name_of(info.param); });
+
+// Builds the forward problem of a driver line.
+ConvProblem problem_of(const std::string& line, ConvDirection dir) {
+  ConvSpec spec;
+  EXPECT_FALSE(driver::parse_conv_line(line, spec)) << line;
+  const Built b = build(spec);
+  return ConvProblem(dir, b.x, b.w, b.conv, b.y);
+}
+
+TEST(ImplicitGemmTcRejects, Fp32WithoutTf32) {
+  REQUIRE_GPU();
+  const Config cfg = tf32_config(false);
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+  for (const ConvDirection dir :
+       {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
+    const ConvProblem p =
+        problem_of("conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0", dir);
+    const auto* e = backend->conv_solvers().find(kSolver[index_of(dir)]);
+    ASSERT_NE(e, nullptr);
+    const Applicability a = e->solver->applicable(ctx, p);
+    EXPECT_FALSE(a);
+    EXPECT_EQ(a.reason, "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
+    // The same problem is taken once TF32 is allowed.
+    const Config allow = tf32_config(true);
+    EXPECT_TRUE(e->solver->applicable(ExecutionContext{allow, *backend}, p));
+  }
+}
+
+TEST(ImplicitGemmTcRejects, WhatCutlassCannotDo) {
+  REQUIRE_GPU();
+  const Config cfg = tf32_config(true);
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+  const auto rejects = [&](const std::string& line, ConvDirection dir, const std::string& why) {
+    const ConvProblem p = problem_of(line, dir);
+    const auto* e = backend->conv_solvers().find(kSolver[index_of(dir)]);
+    ASSERT_NE(e, nullptr);
+    const Applicability a = e->solver->applicable(ctx, p);
+    EXPECT_FALSE(a) << line;
+    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
+  };
+  // Channels not a multiple of 8 (fp16).
+  rejects("convfp16 -n 2 -c 5 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -F 1", ConvDirection::Forward,
+          "not multiples of 8");
+  rejects("convfp16 -n 2 -c 16 -H 8 -W 8 -k 12 -y 3 -x 3 -p 1 -q 1 -F 4",
+          ConvDirection::BackwardWeights, "not multiples of 8");
+  rejects("conv -n 2 -c 16 -H 8 -W 8 -k 6 -y 3 -x 3 -p 1 -q 1 -F 2", ConvDirection::BackwardData,
+          "not multiples of 4");
+  // Groups.
+  rejects("convfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -g 2 -F 1",
+          ConvDirection::Forward, "groups > 1");
+  // Dilation with the strided backward-data kernel.
+  rejects("convfp16 -n 2 -c 16 -H 12 -W 12 -k 16 -y 3 -x 3 -p 2 -q 2 -l 2 -j 2 -F 2",
+          ConvDirection::BackwardData, "dilation > 1");
+  // 3-D.
+  rejects(
+      "convfp16 -n 1 -c 8 --in_d 4 -H 5 -W 5 -k 8 --fil_d 1 -y 1 -x 1 --spatial_dim 3 -F 1 "
+      "--in_layout NDHWC --fil_layout NDHWC --out_layout NDHWC",
+      ConvDirection::Forward, "only 2-D");
+}
+
+#else
+
+TEST(ImplicitGemmTc, NotBuilt) {
+  GTEST_SKIP() << "built without the CUTLASS headers (pip install nvidia-cutlass)";
+}
+
+#endif
+
+}  // namespace
+}  // namespace anydnn
