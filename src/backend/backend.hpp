@@ -81,7 +81,9 @@ class Backend {
                              const TensorDescriptor& out_desc, void* out, uint8_t* mask,
                              bool generate, uint64_t seed, uint64_t counter, float dropout) = 0;
 
-  // Scratch memory for the library's own use (e.g. a convolution result before blending).
+  // Scratch memory for the library's own use (e.g. a convolution result before blending). On
+  // CUDA it is stream-ordered on the current stream: release it before that stream is destroyed
+  // (library calls release theirs before returning).
   virtual DeviceBuffer allocate(size_t bytes) = 0;
   // dst = alpha * src + beta * dst over the logical elements of `desc` (both tensors laid out by
   // it); beta = 0 ignores dst's old contents, NaN included.

@@ -32,23 +32,25 @@ TEST(CudaBackend, CopiesFillsAndConvertsOnTheDevice) {
   auto b = make_cuda_backend(cfg, stream);
   EXPECT_EQ(b->stream(), stream);
   const size_t n = 1000;
-  std::vector<float> host(n);
-  for (size_t i = 0; i < n; ++i)
-    host[i] = 0.25f * static_cast<float>(i) - 7.0f;
-  auto f = b->allocate(n * sizeof(float));
-  auto g = b->allocate(n * sizeof(float));
-  auto h = b->allocate(n * sizeof(uint16_t));
-  b->copy(f.get(), host.data(), n * sizeof(float), CopyKind::HostToDevice);
-  b->float_to_half(static_cast<const float*>(f.get()), n, static_cast<uint16_t*>(h.get()));
-  b->fill_zero(g.get(), n * sizeof(float));
-  b->half_to_float(static_cast<const uint16_t*>(h.get()), n, static_cast<float*>(g.get()));
-  std::vector<float> back(n, NAN);
-  b->copy(back.data(), g.get(), n * sizeof(float), CopyKind::DeviceToHost);
-  for (size_t i = 0; i < n; ++i)
-    ASSERT_EQ(back[i], half_to_float(float_to_half(host[i]))) << i;
-  // Timing covers work enqueued on the stream.
-  const float ms = b->run_timed([&] { b->fill_zero(f.get(), n * sizeof(float)); });
-  EXPECT_GE(ms, 0.0f);
+  {  // Library scratch is stream-ordered: it must go back before its stream is destroyed.
+    std::vector<float> host(n);
+    for (size_t i = 0; i < n; ++i)
+      host[i] = 0.25f * static_cast<float>(i) - 7.0f;
+    auto f = b->allocate(n * sizeof(float));
+    auto g = b->allocate(n * sizeof(float));
+    auto h = b->allocate(n * sizeof(uint16_t));
+    b->copy(f.get(), host.data(), n * sizeof(float), CopyKind::HostToDevice);
+    b->float_to_half(static_cast<const float*>(f.get()), n, static_cast<uint16_t*>(h.get()));
+    b->fill_zero(g.get(), n * sizeof(float));
+    b->half_to_float(static_cast<const uint16_t*>(h.get()), n, static_cast<float*>(g.get()));
+    std::vector<float> back(n, NAN);
+    b->copy(back.data(), g.get(), n * sizeof(float), CopyKind::DeviceToHost);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(back[i], half_to_float(float_to_half(host[i]))) << i;
+    // Timing covers work enqueued on the stream.
+    const float ms = b->run_timed([&] { b->fill_zero(f.get(), n * sizeof(float)); });
+    EXPECT_GE(ms, 0.0f);
+  }
   b.reset();
   cudaStreamDestroy(stream);
 }

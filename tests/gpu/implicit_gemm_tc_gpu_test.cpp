@@ -1,11 +1,13 @@
 // The CUTLASS tensor-core solvers (ImplicitGemmTensorCore{Fwd,Bwd,Wrw}) on problems they accept:
-// NHWC and NCHW (transposed through the workspace), fp16, bf16 and fp32 through TF32, 1x1, 3x3
-// and 7x7 filters, strides 1 and 2. Each solver runs alone on device buffers with a
-// NaN-poisoned output and is checked against the double reference. The shared solver test
-// (conv_solvers_gpu_test.cpp) covers the problem list, whose fp16/bf16 lines these solvers
-// mostly reject (odd channel counts).
+// NHWC and NCHW (transposed through the workspace), channel counts that are not multiples of
+// the access width (zero-padded in the workspace), fp16, bf16 and fp32 through TF32, 1x1, 3x3
+// and 7x7 filters, strides 1 and 2, backward weights with several split-K slices. Each solver
+// runs alone on device buffers with a NaN-poisoned output and workspace, is checked against the
+// double reference, and must give the same bits when run again. The shared solver test
+// (conv_solvers_gpu_test.cpp) covers the problem list as well.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -151,10 +153,21 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
     ASSERT_CUDA_OK(cudaGetLastError());
     const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
     EXPECT_LE(err, tolerance(p)) << solver.name();
+
+    // Deterministic (split-K included): a second run on a re-poisoned output, same bits.
+    HostTensor again = *out;
+    dout->poison();
+    solver.make_invoker(ctx, p)(
+        ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
+    ASSERT_CUDA_OK(cudaGetLastError());
+    dout->download(again);
+    ASSERT_CUDA_OK(cudaGetLastError());
+    EXPECT_TRUE(again.bytes == out->bytes) << solver.name() << " is not deterministic";
   }
 }
 
-// Channel counts are multiples of 8 (fp16/bf16) or 4 (fp32): CUTLASS's 128-bit accesses.
+// Channel counts that are multiples of 8 (fp16/bf16) or 4 (fp32), CUTLASS's 128-bit accesses,
+// run in place when NHWC; the others are padded with zero channels in the workspace.
 INSTANTIATE_TEST_SUITE_P(
     Problems, ImplicitGemmTc,
     ::testing::Values(
@@ -183,7 +196,32 @@ INSTANTIATE_TEST_SUITE_P(
         "conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0",
         "conv -n 2 -c 32 -H 16 -W 16 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 0 --in_layout NHWC "
         "--fil_layout NHWC --out_layout NHWC",
-        "conv -n 4 -c 64 -H 8 -W 8 -k 64 -y 1 -x 1 -F 0"),
+        "conv -n 4 -c 64 -H 8 -W 8 -k 64 -y 1 -x 1 -F 0",
+        // --- channel counts padded in the workspace ---
+        // C = 5 (-> 8), NCHW fp16; K = 12 (-> 16), NCHW fp16; K = 6 (-> 8), NCHW TF32.
+        "convfp16 -n 2 -c 5 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -F 0",
+        "convfp16 -n 2 -c 16 -H 8 -W 8 -k 12 -y 3 -x 3 -p 1 -q 1 -F 0",
+        "conv -n 2 -c 16 -H 8 -W 8 -k 6 -y 3 -x 3 -p 1 -q 1 -F 0",
+        // The ResNet stem: C = 3 (-> 8), 7x7 stride 2 pad 3, NHWC fp16 (x and w padded, y in
+        // place); backward weights splits its reduction.
+        "convfp16 -n 2 -c 3 -H 32 -W 32 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 -F 0 --in_layout "
+        "NHWC --fil_layout NHWC --out_layout NHWC",
+        // C = 3, NCHW bf16 (transposed and padded at once), odd sizes.
+        "convbfp16 -n 2 -c 3 -H 17 -W 15 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0",
+        // K = 5 (-> 8), NHWC fp16: x in place, w with padded rows, y padded.
+        "convfp16 -n 2 -c 16 -H 10 -W 10 -k 5 -y 3 -x 3 -p 1 -q 1 -F 0 --in_layout NHWC "
+        "--fil_layout NHWC --out_layout NHWC",
+        // C = 6, K = 5 (both -> 8), NCHW TF32.
+        "conv -n 2 -c 6 -H 9 -W 9 -k 5 -y 3 -x 3 -p 1 -q 1 -F 0",
+        // --- backward weights with a long reduction: many split-K slices ---
+        // N*P*Q = 12544 over a 64 x 576 output: ~53 slices on an H100 (fp16, NHWC in place).
+        "convfp16 -n 4 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 4 --in_layout NHWC "
+        "--fil_layout NHWC --out_layout NHWC",
+        // TF32 NCHW 3136 x (32 x 288): the fp32 reduction kernel.
+        "conv -n 4 -c 32 -H 28 -W 28 -k 32 -y 3 -x 3 -p 1 -q 1 -F 4",
+        // bf16 1x1 c64 -> k256 (2 output tiles, 64 slices).
+        "convbfp16 -n 4 -c 64 -H 28 -W 28 -k 256 -y 1 -x 1 -F 4 --in_layout NHWC --fil_layout "
+        "NHWC --out_layout NHWC"),
     [](const auto& info) { return test::test_name_of(info.param); });
 
 // Builds the forward problem of a driver line.
@@ -227,13 +265,6 @@ TEST(ImplicitGemmTcRejects, WhatCutlassCannotDo) {
     EXPECT_FALSE(a) << line;
     EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
   };
-  // Channels not a multiple of 8 (fp16).
-  rejects("convfp16 -n 2 -c 5 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -F 1", ConvDirection::Forward,
-          "not multiples of 8");
-  rejects("convfp16 -n 2 -c 16 -H 8 -W 8 -k 12 -y 3 -x 3 -p 1 -q 1 -F 4",
-          ConvDirection::BackwardWeights, "not multiples of 8");
-  rejects("conv -n 2 -c 16 -H 8 -W 8 -k 6 -y 3 -x 3 -p 1 -q 1 -F 2", ConvDirection::BackwardData,
-          "not multiples of 4");
   // Groups.
   rejects("convfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -g 2 -F 1",
           ConvDirection::Forward, "groups > 1");
@@ -245,6 +276,60 @@ TEST(ImplicitGemmTcRejects, WhatCutlassCannotDo) {
       "convfp16 -n 1 -c 8 --in_d 4 -H 5 -W 5 -k 8 --fil_d 1 -y 1 -x 1 --spatial_dim 3 -F 1 "
       "--in_layout NDHWC --fil_layout NDHWC --out_layout NDHWC",
       ConvDirection::Forward, "only 2-D");
+}
+
+// Channel counts off the access width are taken now (padded), in every direction.
+TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
+  REQUIRE_GPU();
+  const Config cfg = tf32_config(true);
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+  for (const char* line : {"convfp16 -n 2 -c 5 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1",
+                           "convfp16 -n 2 -c 16 -H 8 -W 8 -k 12 -y 3 -x 3 -p 1 -q 1",
+                           "conv -n 2 -c 16 -H 8 -W 8 -k 6 -y 3 -x 3 -p 1 -q 1"}) {
+    for (const ConvDirection dir :
+         {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
+      const ConvProblem p = problem_of(line, dir);
+      const auto* e = backend->conv_solvers().find(kSolver[index_of(dir)]);
+      ASSERT_NE(e, nullptr);
+      const Applicability a = e->solver->applicable(ctx, p);
+      EXPECT_TRUE(a) << line << " " << direction_name(dir) << ": " << a.reason;
+      // The padded copies live in the workspace.
+      EXPECT_GT(e->solver->workspace_size(ctx, p), 0u) << line << " " << direction_name(dir);
+    }
+  }
+  // Aligned NHWC forward runs in place: no workspace at all.
+  const ConvProblem p = problem_of(
+      "convfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout NHWC "
+      "--out_layout NHWC",
+      ConvDirection::Forward);
+  const auto* e = backend->conv_solvers().find(kSolver[0]);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->solver->workspace_size(ctx, p), 0u);
+}
+
+// The split count fills the device (~2 waves of 128x128 tiles) and the workspace is exactly the
+// fp32 partials: slices * K * R*S*C * 4 bytes (NHWC aligned: no staged copies).
+TEST(ImplicitGemmTcSplitK, WorkspaceIsThePartials) {
+  REQUIRE_GPU();
+  const Config cfg = tf32_config(true);
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+  int device = 0, sms = 0;
+  ASSERT_CUDA_OK(cudaGetDevice(&device));
+  ASSERT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const ConvProblem p = problem_of(
+      "convfp16 -n 8 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout "
+      "NHWC --out_layout NHWC",
+      ConvDirection::BackwardWeights);
+  const auto* e = backend->conv_solvers().find(kSolver[2]);
+  ASSERT_NE(e, nullptr);
+  ASSERT_TRUE(e->solver->applicable(ctx, p));
+  // GEMM 64 x 576 (1 x 5 tiles) summing over 8*56*56 = 25088 (k-tile 64): at most 64 slices.
+  const size_t ctas = 5;
+  const size_t slices = std::clamp<size_t>((2 * sms + ctas - 1) / ctas, 1, 64);
+  EXPECT_GT(slices, 1u);
+  EXPECT_EQ(e->solver->workspace_size(ctx, p), slices * 64 * 576 * 4);
 }
 
 #else

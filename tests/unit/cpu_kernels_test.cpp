@@ -184,6 +184,11 @@ TEST_P(CpuKernels, RnnGateLoopsMatchDoubleMath) {
   std::vector<float> g(4, NAN), hp(4, 0.0f), cp(1, 0.0f), c(1), h(1);
   ops.lstm(g.data(), hp.data(), cp.data(), c.data(), h.data(), 1);
   EXPECT_TRUE(std::isnan(c[0]) && std::isnan(h[0]));
+  // tanh saturates exactly at +-Inf and beyond the polynomial's float range (once NaN: the
+  // unused polynomial overflowed and 0 * Inf leaked through the select).
+  std::vector<float> big = {INFINITY, -INFINITY, 1e20f, -1e25f}, zero(4, 0.0f), th(4, NAN);
+  ops.vanilla(big.data(), zero.data(), th.data(), 4, false);
+  EXPECT_EQ(th, (std::vector<float>{1.0f, -1.0f, 1.0f, -1.0f}));
 }
 
 // The RNN step GEMM on packed panels (W^T or W), accumulating or not, on edge sizes.

@@ -65,6 +65,7 @@ class CudaBackend final : public Backend {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
+  cudaMemPool_t pool_ = nullptr;  // library scratch (allocate())
 };
 
 // The CUDA backend of a solver's context (only CUDA solvers call it: their registry is only

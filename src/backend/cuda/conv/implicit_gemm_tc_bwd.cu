@@ -10,6 +10,7 @@ namespace {
 struct BwdTraits {
   static constexpr const char* kName = "ImplicitGemmTensorCoreBwd";
   static constexpr ConvDirection kDirection = ConvDirection::BackwardData;
+  static constexpr bool kSplitK = false;
   // The strided-dgrad kernel: one instantiation for every stride (stride 1 included; each
   // stride phase of dx is its own GEMM, phases no filter tap reaches are written as zeros).
   // CUTLASS rejects dilation > 1 for it (can_implement).

@@ -10,6 +10,7 @@ namespace {
 struct FwdTraits {
   static constexpr const char* kName = "ImplicitGemmTensorCoreFwd";
   static constexpr ConvDirection kDirection = ConvDirection::Forward;
+  static constexpr bool kSplitK = false;
   // The optimized iterators take any stride, padding and dilation (filters up to 32x32).
   template <class E>
   using Kernel = typename cutlass::conv::kernel::DefaultConv2dFprop<

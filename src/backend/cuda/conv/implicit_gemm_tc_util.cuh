@@ -1,10 +1,15 @@
 // Shared part of the tensor-core implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,wrw}.cu):
 // CUTLASS 2.x implicit-GEMM convolutions (Sm80 tensor ops, fp32 accumulation) on NHWC tensors.
 //
-// CUTLASS wants every operand packed NHWC (weights KRSC). A packed NHWC tensor is used in
-// place; a packed NCHW one is transposed into the workspace first (an input) or written there
-// and transposed back (the output). The three solvers differ only in the CUTLASS kernel and in
-// which tensors are its A, B and C operands; TcSolver holds everything else.
+// CUTLASS wants every operand packed NHWC (weights KRSC) with channel counts that are
+// multiples of its 128-bit access width. A packed NHWC tensor with aligned channels is used in
+// place; any other one (packed NCHW, or channels not a multiple of the width) is staged in the
+// workspace as NHWC with the channel count rounded up and the extra channels zero: an input is
+// copied in, the output is written there and copied back (real channels only). The zero input
+// channels add nothing to any sum, so the result is exact. The three solvers differ only in the
+// CUTLASS kernel and in which tensors are its A, B and C operands; TcSolver holds everything
+// else. Backward weights also splits its long reduction (N*P*Q) over several thread blocks
+// (CUTLASS's parallel split-K plus a reduction kernel, both in a fixed order).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
@@ -50,39 +56,52 @@ struct TileConfig<float> {
   static constexpr int kStages = 3;
 };
 
-// 128-bit accesses: the channel counts must be multiples of this (8 for 16-bit, 4 for fp32).
+// 128-bit accesses: the channel counts CUTLASS sees must be multiples of this (8 for 16-bit,
+// 4 for fp32); others are padded up to it in the workspace.
 template <class E>
 inline constexpr int kAlignment = 128 / cutlass::sizeof_bits<E>::value;
+
+inline size_t alignment_of(miopenDataType_t t) {
+  return t == miopenFloat ? 4 : 8;
+}
+
+inline size_t round_up(size_t v, size_t a) {
+  return (v + a - 1) / a * a;
+}
 
 // alpha * accumulator (+ beta * source, beta is always 0 here: the front-end blends).
 template <class E>
 using Epilogue = cutlass::epilogue::thread::LinearCombination<E, kAlignment<E>, float, float>;
 
-// --- NCHW <-> NHWC ---------------------------------------------------------------------------
+// --- staging: NCHW <-> NHWC and channel padding ----------------------------------------------
 
-// out[b][s][r] = in[b][r][s] for b < B, r < R, s < S: NCHW -> NHWC is (B, R, S) = (N, C, HW),
-// NHWC -> NCHW is (N, HW, C), KCYX -> KYXC is (K, C, YX). Elements are moved as raw bits.
+// out[b][s][r] = in[b][r][s] for b < B, r < R, s < S, where in[b][r][s] is at
+// in + (b * R + r) * in_ld + s and out[b][s][r] at out + (b * S + s) * out_ld + r. Rows
+// r in [R, R_out) (R_out <= out_ld) are written as zeros: the padded channels. NCHW -> NHWC is
+// (B, R, S) = (N, C, HW), NHWC -> NCHW is (N, HW, C), KCYX -> KYXC is (K, C, YX). Elements are
+// moved as raw bits (all-zero bits are 0.0 in fp16, bf16 and fp32).
 template <class T>
 __global__ void transpose_batched_kernel(const T* __restrict__ in, T* __restrict__ out, long long B,
-                                         long long R, long long S) {
+                                         long long R, long long S, long long in_ld,
+                                         long long out_ld, long long R_out) {
   __shared__ T tile[32][33];  // +1 column: the column reads hit distinct banks
-  const long long tiles_r = (R + 31) / 32;
+  const long long tiles_r = (R_out + 31) / 32;
   const long long tiles_s = (S + 31) / 32;
   for (long long b = blockIdx.z; b < B; b += gridDim.z) {
-    const T* src = in + b * R * S;
-    T* dst = out + b * R * S;
+    const T* src = in + b * R * in_ld;
+    T* dst = out + b * S * out_ld;
     for (long long tr = blockIdx.y; tr < tiles_r; tr += gridDim.y) {
       for (long long ts = blockIdx.x; ts < tiles_s; ts += gridDim.x) {
         const long long s = ts * 32 + threadIdx.x;
         for (int i = threadIdx.y; i < 32; i += blockDim.y) {
           const long long r = tr * 32 + i;
-          if (r < R && s < S) tile[i][threadIdx.x] = src[r * S + s];
+          if (r < R_out && s < S) tile[i][threadIdx.x] = r < R ? src[r * in_ld + s] : T(0);
         }
         __syncthreads();
         const long long r = tr * 32 + threadIdx.x;
         for (int i = threadIdx.y; i < 32; i += blockDim.y) {
           const long long s2 = ts * 32 + i;
-          if (r < R && s2 < S) dst[s2 * R + r] = tile[threadIdx.x][i];
+          if (r < R_out && s2 < S) dst[s2 * out_ld + r] = tile[threadIdx.x][i];
         }
         __syncthreads();
       }
@@ -90,24 +109,95 @@ __global__ void transpose_batched_kernel(const T* __restrict__ in, T* __restrict
   }
 }
 
-inline void transpose_batched(const void* in, void* out, size_t B, size_t R, size_t S,
-                              size_t elem_bytes, cudaStream_t stream) {
-  if (B == 0 || R == 0 || S == 0) return;
-  const size_t tiles_r = (R + 31) / 32, tiles_s = (S + 31) / 32;
+inline void transpose_batched(const void* in, void* out, size_t B, size_t R, size_t S, size_t in_ld,
+                              size_t out_ld, size_t R_out, size_t elem_bytes, cudaStream_t stream) {
+  if (B == 0 || R_out == 0 || S == 0) return;
+  const size_t tiles_r = (R_out + 31) / 32, tiles_s = (S + 31) / 32;
   const dim3 grid(static_cast<unsigned>(std::min<size_t>(tiles_s, 1u << 30)),
                   static_cast<unsigned>(std::min<size_t>(tiles_r, 65535)),
                   static_cast<unsigned>(std::min<size_t>(B, 65535)));
   const dim3 block(32, 8);
-  const auto b = static_cast<long long>(B), r = static_cast<long long>(R),
-             s = static_cast<long long>(S);
+  const auto ll = [](size_t v) { return static_cast<long long>(v); };
   if (elem_bytes == 2) {
-    transpose_batched_kernel<uint16_t><<<grid, block, 0, stream>>>(
-        static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), b, r, s);
+    transpose_batched_kernel<uint16_t>
+        <<<grid, block, 0, stream>>>(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out),
+                                     ll(B), ll(R), ll(S), ll(in_ld), ll(out_ld), ll(R_out));
   } else {
-    transpose_batched_kernel<uint32_t><<<grid, block, 0, stream>>>(
-        static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out), b, r, s);
+    transpose_batched_kernel<uint32_t>
+        <<<grid, block, 0, stream>>>(static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out),
+                                     ll(B), ll(R), ll(S), ll(in_ld), ll(out_ld), ll(R_out));
   }
   ANYDNN_CUDA_LAUNCHED("tensor-core conv: NCHW/NHWC transpose");
+}
+
+// out (packed rows_out x cols_out) = in (rows_in x cols_in, row stride ld_in), zero outside:
+// pads the channels (and weight rows) of an NHWC tensor, or drops them again.
+template <class T>
+__global__ void pad_copy_kernel(const T* __restrict__ in, T* __restrict__ out, long long rows_in,
+                                long long cols_in, long long ld_in, long long rows_out,
+                                long long cols_out) {
+  const long long total = rows_out * cols_out;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += step) {
+    const long long r = i / cols_out, c = i - r * cols_out;
+    out[i] = r < rows_in && c < cols_in ? in[r * ld_in + c] : T(0);
+  }
+}
+
+inline void pad_copy(const void* in, void* out, size_t rows_in, size_t cols_in, size_t ld_in,
+                     size_t rows_out, size_t cols_out, size_t elem_bytes, cudaStream_t stream) {
+  const size_t total = rows_out * cols_out;
+  if (total == 0) return;
+  const unsigned grid = static_cast<unsigned>(std::min<size_t>((total + 255) / 256, 1u << 20));
+  const auto ll = [](size_t v) { return static_cast<long long>(v); };
+  if (elem_bytes == 2) {
+    pad_copy_kernel<uint16_t>
+        <<<grid, 256, 0, stream>>>(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out),
+                                   ll(rows_in), ll(cols_in), ll(ld_in), ll(rows_out), ll(cols_out));
+  } else {
+    pad_copy_kernel<uint32_t>
+        <<<grid, 256, 0, stream>>>(static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out),
+                                   ll(rows_in), ll(cols_in), ll(ld_in), ll(rows_out), ll(cols_out));
+  }
+  ANYDNN_CUDA_LAUNCHED("tensor-core conv: channel padding");
+}
+
+// One operand as the user holds it, [rows][c][hw] (NCHW) or [rows][hw][c] (NHWC), and as
+// CUTLASS sees it, [rows_p][hw][cp]. rows is N (x, y) or K (the weights, padded to Kp).
+struct Operand {
+  bool nchw = false;
+  size_t rows = 0, rows_p = 0;
+  size_t c = 0, cp = 0;
+  size_t hw = 0;
+  // Whether CUTLASS needs a copy in the workspace; otherwise the user's buffer is used in place.
+  bool staged() const { return nchw || c != cp || rows != rows_p; }
+  size_t staged_elements() const { return rows_p * hw * cp; }
+};
+
+// User layout -> the padded NHWC copy (every element of it written, padding as zeros).
+inline void stage_in(const Operand& o, const void* user, void* staged, size_t elem,
+                     cudaStream_t stream) {
+  if (o.nchw) {
+    transpose_batched(user, staged, o.rows, o.c, o.hw, o.hw, o.cp, o.cp, elem, stream);
+    if (o.rows_p > o.rows) {  // the padded weight rows (K -> Kp)
+      const size_t done = o.rows * o.hw * o.cp * elem;
+      check_cuda(cudaMemsetAsync(static_cast<char*>(staged) + done, 0,
+                                 o.staged_elements() * elem - done, stream),
+                 "tensor-core conv: weight padding");
+    }
+  } else {
+    pad_copy(user, staged, o.rows * o.hw, o.c, o.c, o.rows_p * o.hw, o.cp, elem, stream);
+  }
+}
+
+// The padded NHWC copy -> user layout (real rows and channels only).
+inline void stage_out(const Operand& o, const void* staged, void* user, size_t elem,
+                      cudaStream_t stream) {
+  if (o.nchw)
+    transpose_batched(staged, user, o.rows, o.hw, o.c, o.cp, o.hw, o.hw, elem, stream);
+  else
+    pad_copy(staged, user, o.rows * o.hw, o.c, o.cp, o.rows * o.hw, o.c, elem, stream);
 }
 
 // --- problem checks and mapping --------------------------------------------------------------
@@ -136,28 +226,37 @@ inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem
   ANYDNN_REJECT_IF(p.pads()[1] < 0 || p.pads()[2] < 0, "negative padding");
   for (const TensorDescriptor* d : {&p.x(), &p.w(), &p.y()})
     ANYDNN_REJECT_IF(order_of(*d) == Order::Other, "a tensor is neither packed NCHW nor NHWC");
-  // CUTLASS indexes with int; its can_implement bounds the byte sizes to 2 GiB as well.
+  // CUTLASS indexes with int (its can_implement bounds the byte sizes to 2 GiB as well); the
+  // padded copies are what it indexes.
   constexpr size_t kIntMax = static_cast<size_t>(std::numeric_limits<int>::max());
-  for (const TensorDescriptor* d : {&p.x(), &p.w(), &p.y()})
-    ANYDNN_REJECT_IF(d->element_count() > kIntMax, "a tensor has more than 2^31 elements");
+  const size_t a = alignment_of(t);
+  const size_t cp = round_up(p.in_channels(), a), kp = round_up(p.out_channels(), a);
+  const auto count = [](const TensorDescriptor& d, size_t channels) {
+    return d.element_count() / std::max<size_t>(d.lens()[1], 1) * channels;
+  };
+  ANYDNN_REJECT_IF(count(p.x(), cp) > kIntMax || count(p.y(), kp) > kIntMax ||
+                       count(p.w(), cp) / std::max<size_t>(p.out_channels(), 1) * kp > kIntMax,
+                   "a tensor has more than 2^31 elements");
   return Applicability::yes();
 }
 
-inline cutlass::conv::Conv2dProblemSize problem_size(const ConvProblem& p) {
+// CUTLASS's problem for channel counts c and k (padded) and the given split-K slices.
+inline cutlass::conv::Conv2dProblemSize problem_size(const ConvProblem& p, size_t c, size_t k,
+                                                     int split_k_slices) {
   const auto i = [](size_t v) { return static_cast<int>(v); };
   return cutlass::conv::Conv2dProblemSize(
-      i(p.batch()), i(p.in_size()[1]), i(p.in_size()[2]), i(p.in_channels()), i(p.out_channels()),
-      i(p.filter_size()[1]), i(p.filter_size()[2]), i(p.out_size()[1]), i(p.out_size()[2]),
-      p.pads()[1], p.pads()[2], p.strides()[1], p.strides()[2], p.dilations()[1], p.dilations()[2],
-      cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,
-      /*groups=*/1);
+      i(p.batch()), i(p.in_size()[1]), i(p.in_size()[2]), i(c), i(k), i(p.filter_size()[1]),
+      i(p.filter_size()[2]), i(p.out_size()[1]), i(p.out_size()[2]), p.pads()[1], p.pads()[2],
+      p.strides()[1], p.strides()[2], p.dilations()[1], p.dilations()[2],
+      cutlass::conv::Mode::kCrossCorrelation, split_k_slices, /*groups=*/1);
 }
 
-// CUTLASS's arguments for packed NHWC operands at the given pointers; alpha 1, beta 0, no
-// split-K (serial mode with one slice: deterministic, no semaphore workspace).
+// CUTLASS's arguments for packed NHWC operands at the given pointers; alpha 1, beta 0. Serial
+// mode is only used with one slice (no semaphore workspace); parallel mode writes one fp32
+// partial result per slice to c, one after another.
 template <class Op>
 typename Op::Arguments make_arguments(const cutlass::conv::Conv2dProblemSize& ps, const void* a,
-                                      const void* b, void* c) {
+                                      const void* b, void* c, cutlass::conv::SplitKMode mode) {
   using namespace cutlass::conv;
   constexpr Operator kOp = Op::kConvolutionalOperator;
   using EA = typename Op::ElementA;
@@ -169,8 +268,7 @@ typename Op::Arguments make_arguments(const cutlass::conv::Conv2dProblemSize& ps
   auto* pc = static_cast<EC*>(c);
   return typename Op::Arguments(ps, {const_cast<EA*>(static_cast<const EA*>(a)), la},
                                 {const_cast<EB*>(static_cast<const EB*>(b)), lb}, {pc, lc},
-                                {pc, lc}, typename Op::EpilogueOutputOp::Params(1.0f, 0.0f),
-                                SplitKMode::kSerial);
+                                {pc, lc}, typename Op::EpilogueOutputOp::Params(1.0f, 0.0f), mode);
 }
 
 // Shared memory one thread block of the kernel needs (96 KiB for every configuration above).
@@ -178,28 +276,63 @@ template <class Op>
 inline constexpr size_t kSharedBytes = sizeof(typename Op::UnderlyingKernel::SharedStorage);
 
 template <class Op>
-Applicability can_implement(const cutlass::conv::Conv2dProblemSize& ps) {
-  const cutlass::Status s = Op::can_implement(make_arguments<Op>(ps, nullptr, nullptr, nullptr));
+Applicability can_implement(const cutlass::conv::Conv2dProblemSize& ps,
+                            cutlass::conv::SplitKMode mode) {
+  const cutlass::Status s =
+      Op::can_implement(make_arguments<Op>(ps, nullptr, nullptr, nullptr, mode));
   if (s == cutlass::Status::kSuccess) return Applicability::yes();
   return Applicability::no(std::string("CUTLASS cannot implement it: ") +
                            cutlass::cutlassGetStatusString(s));
 }
 
+// Parallel mode: the fp32 partial results, slices * K * R*S*C * 4 bytes; serial: none.
 template <class Op>
-size_t cutlass_workspace(const cutlass::conv::Conv2dProblemSize& ps) {
-  return Op::get_workspace_size(make_arguments<Op>(ps, nullptr, nullptr, nullptr));
+size_t cutlass_workspace(const cutlass::conv::Conv2dProblemSize& ps,
+                         cutlass::conv::SplitKMode mode) {
+  return Op::get_workspace_size(make_arguments<Op>(ps, nullptr, nullptr, nullptr, mode));
 }
 
 template <class Op>
 void run_cutlass(const cutlass::conv::Conv2dProblemSize& ps, const void* a, const void* b, void* c,
-                 void* workspace, cudaStream_t stream) {
+                 cutlass::conv::SplitKMode mode, void* workspace, cudaStream_t stream) {
   Op op;
-  const auto args = make_arguments<Op>(ps, a, b, c);
+  const auto args = make_arguments<Op>(ps, a, b, c, mode);
+  // With several slices initialize() also zeroes the workspace (the partials in parallel mode).
   cutlass::Status s = op.initialize(args, workspace, stream);
   if (s == cutlass::Status::kSuccess) s = op.run(stream);
   ANYDNN_CHECK(s == cutlass::Status::kSuccess, miopenStatusInternalError,
                "CUTLASS convolution failed: " << cutlass::cutlassGetStatusString(s) << " ("
                                               << cudaGetErrorString(cudaGetLastError()) << ")");
+}
+
+// Sums the slices of parallel split-K (slice after slice, the same order every run) into the
+// first `rows` rows of out (row-major, `cols` per row), converted to out's type.
+template <class Red>
+void run_reduction(size_t rows, size_t cols, size_t partition_stride, int slices,
+                   const float* partials, void* out, cudaStream_t stream) {
+  using Out = typename Red::ElementOutput;
+  const cutlass::layout::RowMajor layout(static_cast<int>(cols));
+  auto* o = static_cast<Out*>(out);
+  const typename Red::Arguments args(
+      cutlass::MatrixCoord(static_cast<int>(rows), static_cast<int>(cols)), slices,
+      partition_stride, {const_cast<float*>(partials), layout}, {o, layout}, {o, layout},
+      typename Red::OutputOp::Params(1.0f, 0.0f));
+  Red red;
+  cutlass::Status s = red.initialize(args, nullptr, stream);
+  if (s == cutlass::Status::kSuccess) s = red.run(stream);
+  ANYDNN_CHECK(s == cutlass::Status::kSuccess, miopenStatusInternalError,
+               "CUTLASS split-K reduction failed: " << cudaGetErrorString(cudaGetLastError()));
+}
+
+// Split-K slices for a GEMM of m x n outputs summing over k: enough thread blocks for ~2 waves
+// on `sms` multiprocessors, each slice keeping at least two k-tiles, at most 64 slices.
+inline int split_k_slices(long long m, long long n, long long k, int tile_m, int tile_n, int tile_k,
+                          int sms) {
+  const long long ctas = ((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+  if (ctas <= 0) return 1;
+  const long long want = (2LL * sms + ctas - 1) / ctas;
+  const long long most = std::min<long long>(64, k / (2LL * tile_k));
+  return static_cast<int>(std::max<long long>(1, std::min(want, most)));
 }
 
 // Calls f(E{}) with E the CUTLASS element of the problem's type (float means TF32).
@@ -217,12 +350,18 @@ decltype(auto) dispatch_element(miopenDataType_t type, F&& f) {
 
 // --- the solver ------------------------------------------------------------------------------
 
-// Where the workspace holds what: NHWC copies of NCHW operands, then CUTLASS's own workspace.
-// Each part starts 256-byte aligned (the workspace itself comes from cudaMalloc).
+// Everything workspace_size and the invoker must agree on: the padded operands, CUTLASS's
+// problem (split count included), and where the workspace holds what: the staged copies of
+// x, w, y, then CUTLASS's workspace (split-K partials). Each part starts 256-byte aligned (the
+// workspace itself comes from cudaMalloc).
 struct WorkspacePlan {
   static constexpr size_t kNone = ~size_t{0};
-  size_t x = kNone, w = kNone, y = kNone;  // offsets of the NHWC copies
-  size_t op = 0;                           // offset of CUTLASS's workspace
+  Operand x, w, y;
+  size_t x_at = kNone, w_at = kNone, y_at = kNone;  // offsets of the staged copies
+  cutlass::conv::Conv2dProblemSize ps;
+  cutlass::conv::SplitKMode mode = cutlass::conv::SplitKMode::kSerial;
+  bool reduce = false;  // parallel split-K: fp32 partials at `op`, then the reduction kernel
+  size_t op = 0;        // offset of CUTLASS's workspace
   size_t op_bytes = 0;
   size_t total = 0;
 };
@@ -231,50 +370,32 @@ inline size_t align_up(size_t v) {
   return (v + 255) / 256 * 256;
 }
 
-inline WorkspacePlan plan_workspace(const ConvProblem& p, size_t op_bytes) {
-  WorkspacePlan plan;
-  size_t at = 0;
-  const auto place = [&](const TensorDescriptor& d, size_t& slot) {
-    if (order_of(d) != Order::Nchw) return;
-    slot = at;
-    at = align_up(at + d.num_bytes());
-  };
-  place(p.x(), plan.x);
-  place(p.w(), plan.w);
-  place(p.y(), plan.y);
-  plan.op = at;
-  plan.op_bytes = op_bytes;
-  plan.total = op_bytes == 0 && at == 0 ? 0 : at + op_bytes;
-  return plan;
-}
-
 // Per direction (Traits): the name, the kernel per element type (Traits::Op<E>), and which of
 // x, w, y are CUTLASS's A, B and C (the output).
 //   Forward:         A = x,  B = w, C = y
 //   BackwardData:    A = dy, B = w, C = dx
 //   BackwardWeights: A = dy, B = x, C = dw
+// Traits::kSplitK (backward weights): Op<E> writes fp32 (ElementC = float) and
+// Traits::Reduction<E> sums its split-K partials into E.
 template <class Traits>
 class TcSolver : public ConvSolver {
  public:
   std::string_view name() const override { return Traits::kName; }
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoImplicitGEMM; }
-  // Each output element is summed by one thread block in a fixed order (no split-K, no
-  // atomics): same bits every run.
+  // No atomics: each output element (or split-K partial) is summed by one thread block in a
+  // fixed order, and the split-K reduction adds the slices in a fixed order: same bits every run.
   bool deterministic() const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
     if (Applicability a = check_common(ctx, p, Traits::kDirection); !a) return a;
     // What can_implement would refuse, with a clearer reason; it still has the last word.
-    const size_t align = p.data_type() == miopenFloat ? 4 : 8;
-    ANYDNN_REJECT_IF(p.in_channels() % align != 0 || p.out_channels() % align != 0,
-                     "channel counts are not multiples of " + std::to_string(align));
     ANYDNN_REJECT_IF(Traits::kDirection != ConvDirection::BackwardWeights &&
                          (p.filter_size()[1] > 32 || p.filter_size()[2] > 32),
                      "filter larger than 32x32");
     ANYDNN_REJECT_IF(Traits::kDirection == ConvDirection::BackwardData &&
                          (p.dilations()[1] > 1 || p.dilations()[2] > 1),
                      "dilation > 1 (CUTLASS's strided backward-data kernel)");
-    const auto ps = problem_size(p);
+    const WorkspacePlan wp = plan(ctx, p);
     const size_t smem = backend_of(ctx).properties().sharedMemPerBlockOptin;
     return dispatch_element(p.data_type(), [&](auto e) {
       using Op = typename Traits::template Op<decltype(e)>;
@@ -283,24 +404,18 @@ class TcSolver : public ConvSolver {
         return Applicability::no("needs " + std::to_string(need / 1024) +
                                  " KiB of shared memory per block, the device has " +
                                  std::to_string(smem / 1024));
-      return can_implement<Op>(ps);
+      return can_implement<Op>(wp.ps, wp.mode);
     });
   }
 
-  size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
-    return plan(p).total;
+  size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    return plan(ctx, p).total;
   }
 
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* backend = &backend_of(ctx);
-    const auto ps = problem_size(p);
-    const WorkspacePlan wp = plan(p);
-    const size_t elem = p.x().num_bytes() / p.x().element_count();
-    // (B, R, S) of the NCHW -> NHWC transpose of each tensor (NHWC -> NCHW swaps R and S).
-    const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
-    const size_t hw_in = p.in_size()[1] * p.in_size()[2];
-    const size_t hw_out = p.out_size()[1] * p.out_size()[2];
-    const size_t hw_fil = p.filter_size()[1] * p.filter_size()[2];
+    const WorkspacePlan wp = plan(ctx, p);
+    const size_t elem = p.data_type() == miopenFloat ? 4 : 2;
     const ConvDirection dir = Traits::kDirection;
     const miopenDataType_t type = p.data_type();
 
@@ -310,52 +425,102 @@ class TcSolver : public ConvSolver {
       ANYDNN_CHECK(wp.total == 0 || (ws != nullptr && b.workspace_size >= wp.total),
                    miopenStatusBadParm,
                    "workspace of " << b.workspace_size << " bytes, " << wp.total << " needed");
-      // NHWC views: the user's buffer or its copy in the workspace.
-      void* x = wp.x == WorkspacePlan::kNone ? b.x : ws + wp.x;
-      void* w = wp.w == WorkspacePlan::kNone ? b.w : ws + wp.w;
-      void* y = wp.y == WorkspacePlan::kNone ? b.y : ws + wp.y;
+      // Padded NHWC views: the user's buffer or its staged copy in the workspace.
+      void* x = wp.x_at == WorkspacePlan::kNone ? b.x : ws + wp.x_at;
+      void* w = wp.w_at == WorkspacePlan::kNone ? b.w : ws + wp.w_at;
+      void* y = wp.y_at == WorkspacePlan::kNone ? b.y : ws + wp.y_at;
       for (const void* ptr : {x, w, y})
         ANYDNN_CHECK(reinterpret_cast<uintptr_t>(ptr) % 16 == 0, miopenStatusBadParm,
                      "tensor-core convolution needs 16-byte aligned buffers");
-      // Inputs in: NCHW -> NHWC.
-      if (dir != ConvDirection::BackwardData && wp.x != WorkspacePlan::kNone)
-        transpose_batched(b.x, x, n, c, hw_in, elem, stream);
-      if (dir != ConvDirection::BackwardWeights && wp.w != WorkspacePlan::kNone)
-        transpose_batched(b.w, w, k, c, hw_fil, elem, stream);
-      if (dir != ConvDirection::Forward && wp.y != WorkspacePlan::kNone)
-        transpose_batched(b.y, y, n, k, hw_out, elem, stream);
+      // Inputs in.
+      if (dir != ConvDirection::BackwardData && wp.x_at != WorkspacePlan::kNone)
+        stage_in(wp.x, b.x, x, elem, stream);
+      if (dir != ConvDirection::BackwardWeights && wp.w_at != WorkspacePlan::kNone)
+        stage_in(wp.w, b.w, w, elem, stream);
+      if (dir != ConvDirection::Forward && wp.y_at != WorkspacePlan::kNone)
+        stage_in(wp.y, b.y, y, elem, stream);
       void* op_ws = wp.op_bytes == 0 ? nullptr : ws + wp.op;
       dispatch_element(type, [&](auto e) {
-        using Op = typename Traits::template Op<decltype(e)>;
+        using E = decltype(e);
+        using Op = typename Traits::template Op<E>;
         switch (dir) {
           case ConvDirection::Forward:
-            run_cutlass<Op>(ps, x, w, y, op_ws, stream);
+            run_cutlass<Op>(wp.ps, x, w, y, wp.mode, op_ws, stream);
             break;
           case ConvDirection::BackwardData:
-            run_cutlass<Op>(ps, y, w, x, op_ws, stream);
+            run_cutlass<Op>(wp.ps, y, w, x, wp.mode, op_ws, stream);
             break;
           case ConvDirection::BackwardWeights:
-            run_cutlass<Op>(ps, y, x, w, op_ws, stream);
+            if constexpr (Traits::kSplitK) {
+              if (wp.reduce) {
+                // Partials [slices][Kp][R*S*Cp] in fp32, then their sum in E into dw's real
+                // rows (padded rows Kp > K are never read back).
+                auto* partials = static_cast<float*>(op_ws);
+                run_cutlass<Op>(wp.ps, y, x, partials, wp.mode, partials, stream);
+                const size_t cols = wp.w.hw * wp.w.cp;
+                run_reduction<typename Traits::template Reduction<E>>(
+                    wp.w.rows, cols, wp.w.rows_p * cols, wp.ps.split_k_slices, partials, w, stream);
+                break;
+              }
+            }
+            // Writes E directly: a kernel with ElementC = E and one slice (planned so).
+            if constexpr (std::is_same_v<typename Op::ElementC, E>)
+              run_cutlass<Op>(wp.ps, y, x, w, wp.mode, op_ws, stream);
             break;
         }
       });
-      // Output out: NHWC -> NCHW.
-      if (dir == ConvDirection::Forward && wp.y != WorkspacePlan::kNone)
-        transpose_batched(y, b.y, n, hw_out, k, elem, stream);
-      if (dir == ConvDirection::BackwardData && wp.x != WorkspacePlan::kNone)
-        transpose_batched(x, b.x, n, hw_in, c, elem, stream);
-      if (dir == ConvDirection::BackwardWeights && wp.w != WorkspacePlan::kNone)
-        transpose_batched(w, b.w, k, hw_fil, c, elem, stream);
+      // Output out.
+      if (dir == ConvDirection::Forward && wp.y_at != WorkspacePlan::kNone)
+        stage_out(wp.y, y, b.y, elem, stream);
+      if (dir == ConvDirection::BackwardData && wp.x_at != WorkspacePlan::kNone)
+        stage_out(wp.x, x, b.x, elem, stream);
+      if (dir == ConvDirection::BackwardWeights && wp.w_at != WorkspacePlan::kNone)
+        stage_out(wp.w, w, b.w, elem, stream);
     };
   }
 
  private:
-  static WorkspacePlan plan(const ConvProblem& p) {
-    const auto ps = problem_size(p);
-    const size_t op_bytes = dispatch_element(p.data_type(), [&](auto e) {
-      return cutlass_workspace<typename Traits::template Op<decltype(e)>>(ps);
+  static WorkspacePlan plan(const ExecutionContext& ctx, const ConvProblem& p) {
+    WorkspacePlan wp;
+    const size_t a = alignment_of(p.data_type());
+    const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
+    const size_t cp = round_up(c, a), kp = round_up(k, a);
+    const size_t hw_in = p.in_size()[1] * p.in_size()[2];
+    const size_t hw_out = p.out_size()[1] * p.out_size()[2];
+    const size_t hw_fil = p.filter_size()[1] * p.filter_size()[2];
+    const auto nchw = [](const TensorDescriptor& d) { return order_of(d) == Order::Nchw; };
+    wp.x = Operand{nchw(p.x()), n, n, c, cp, hw_in};
+    wp.w = Operand{nchw(p.w()), k, kp, c, cp, hw_fil};
+    wp.y = Operand{nchw(p.y()), n, n, k, kp, hw_out};
+    const size_t elem = p.data_type() == miopenFloat ? 4 : 2;
+    size_t at = 0;
+    const auto place = [&](const Operand& o, size_t& slot) {
+      if (!o.staged()) return;
+      slot = at;
+      at = align_up(at + o.staged_elements() * elem);
+    };
+    place(wp.x, wp.x_at);
+    place(wp.w, wp.w_at);
+    place(wp.y, wp.y_at);
+    wp.ps = problem_size(p, cp, kp, 1);
+    const int sms = backend_of(ctx).properties().multiProcessorCount;
+    dispatch_element(p.data_type(), [&](auto e) {
+      using E = decltype(e);
+      using Op = typename Traits::template Op<E>;
+      if constexpr (Traits::kSplitK) {
+        using Tile = typename Op::ThreadblockShape;
+        const auto g = cutlass::conv::implicit_gemm_problem_size(Op::kConvolutionalOperator, wp.ps);
+        wp.ps.split_k_slices =
+            split_k_slices(g.m(), g.n(), g.k(), Tile::kM, Tile::kN, Tile::kK, sms);
+        // A kernel writing fp32 for a 16-bit type always goes through the reduction.
+        wp.reduce = wp.ps.split_k_slices > 1 || !std::is_same_v<typename Op::ElementC, E>;
+        if (wp.reduce) wp.mode = cutlass::conv::SplitKMode::kParallel;
+      }
+      wp.op_bytes = cutlass_workspace<Op>(wp.ps, wp.mode);
     });
-    return plan_workspace(p, op_bytes);
+    wp.op = at;
+    wp.total = wp.op_bytes == 0 && at == 0 ? 0 : at + wp.op_bytes;
+    return wp;
   }
 };
 

@@ -3,6 +3,10 @@
 // and what is accepted, is in implicit_gemm_tc_util.cuh.
 #include "backend/cuda/conv/implicit_gemm_tc_util.cuh"
 #include "cutlass/conv/kernel/default_conv2d_wgrad.h"
+#include "cutlass/matrix_shape.h"
+#include "cutlass/reduction/device/reduce_split_k.h"
+#include "cutlass/reduction/kernel/reduce_split_k.h"
+#include "cutlass/reduction/thread/reduction_operators.h"
 
 namespace anydnn::cuda {
 namespace {
@@ -10,19 +14,28 @@ namespace {
 struct WrwTraits {
   static constexpr const char* kName = "ImplicitGemmTensorCoreWrw";
   static constexpr ConvDirection kDirection = ConvDirection::BackwardWeights;
-  // GEMM K is N*P*Q, the whole reduction in one thread block per output tile: no split-K, so
-  // the result does not depend on the order blocks finish (deterministic), at the price of
-  // fewer blocks for small K x CRS.
+  // GEMM K is N*P*Q (~100k for ResNet layers) while M x N = K x C*R*S is often a handful of
+  // tiles: the reduction is split over several thread blocks (parallel split-K, slice count in
+  // TcSolver's plan). Each slice writes its fp32 partial sum, hence ElementC = float for every
+  // type, and Reduction<E> adds the slices in a fixed order and converts to E: deterministic,
+  // unlike atomics or serial split-K's arrival order.
+  static constexpr bool kSplitK = true;
   template <class E>
   using Kernel = typename cutlass::conv::kernel::DefaultConv2dWgrad<
-      E, cutlass::layout::TensorNHWC, E, cutlass::layout::TensorNHWC, E,
+      E, cutlass::layout::TensorNHWC, E, cutlass::layout::TensorNHWC, float,
       cutlass::layout::TensorNHWC, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
       typename tc::TileConfig<E>::Threadblock, typename tc::TileConfig<E>::Warp,
-      typename tc::TileConfig<E>::Instruction, tc::Epilogue<E>,
+      typename tc::TileConfig<E>::Instruction, tc::Epilogue<float>,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, tc::TileConfig<E>::kStages,
       cutlass::arch::OpMultiplyAdd, cutlass::conv::IteratorAlgorithm::kOptimized>::Kernel;
   template <class E>
   using Op = cutlass::conv::device::ImplicitGemmConvolution<Kernel<E>>;
+  // fp32 partials -> E, 128-bit stores; 4 x 32 threads per block (CUTLASS's wgrad example).
+  template <class E>
+  using Reduction =
+      cutlass::reduction::device::ReduceSplitK<cutlass::reduction::kernel::ReduceSplitK<
+          cutlass::MatrixShape<4, 32 * tc::kAlignment<E>>, tc::Epilogue<E>,
+          cutlass::reduction::thread::ReduceAdd<float, float, tc::kAlignment<E>>>>;
 };
 
 class ImplicitGemmTensorCoreWrw final : public tc::TcSolver<WrwTraits> {};
