@@ -408,6 +408,35 @@ TEST(BnSolversGpuExtra, ResultsAreDeterministic) {
   }
 }
 
+// The 16-byte vector paths of the spatial solvers (planes or channel rows a multiple of the
+// vector width: 4 fp32, 8 fp16 / bf16), with one to 32 threads across a channel-last row, C = 1,
+// and many blocks per channel, against the reference; the fallback runs alongside.
+TEST(BnSolversGpuExtra, VectorPathsMatchReference) {
+  REQUIRE_GPU();
+  std::mt19937 rng(test::fresh_seed());
+  GpuBackend g;
+  struct Shape {
+    miopenDataType_t type;
+    const char* layout;
+    std::vector<size_t> lens;
+  };
+  const std::vector<Shape> shapes = {
+      {miopenFloat, "NCHW", {3, 5, 8, 8}},    {miopenHalf, "NCHW", {2, 3, 4, 6}},
+      {miopenBFloat16, "NCHW", {3, 2, 8, 8}}, {miopenFloat, "NCHW", {4, 1, 16, 16}},
+      {miopenFloat, "NCHW", {64, 2, 32, 32}}, {miopenHalf, "NHWC", {3, 16, 5, 7}},
+      {miopenFloat, "NHWC", {2, 96, 3, 5}},   {miopenBFloat16, "NHWC", {4, 8, 6, 6}},
+      {miopenFloat, "NHWC", {64, 40, 9, 9}},  {miopenHalf, "NHWC", {2, 264, 3, 3}},
+  };
+  for (const Shape& sh : shapes) {
+    const TensorDescriptor x = TensorDescriptor::with_layout(sh.type, sh.layout, sh.lens);
+    for (const Case& k : cases()) {
+      const auto r =
+          check_all_solvers(x, miopenFloat, miopenBNSpatial, k, g.ctx(), *g.backend, rng);
+      EXPECT_GE(r.size(), 2u);
+    }
+  }
+}
+
 // --- the public C API on the CUDA backend, device buffers ---
 
 struct ApiProblem {

@@ -1,11 +1,20 @@
 // BnSpatialChannelMajor (CUDA): spatial batch norm on NCHW / NCDHW data (each (n, c) plane
-// contiguous; the n and c strides are free). Statistics: a few blocks per channel, each walking
-// a grid-stride share of the channel's N x S values with fp32 Welford per thread, a fixed-order
-// block reduction, and per-block partials merged per channel by one thread (Chan, double).
-// Backward sums the same way around the channel mean; the elementwise pass is one grid-stride
-// kernel over the whole tensor. Kernel sequence per call (all on the handle's stream):
-//   stats -> finalize_stats (or given_stats) -> [backward sums -> finalize_backward] -> apply
+// contiguous; the n and c strides are free). Work is split into blocks of one channel each,
+// `bc` blocks per channel (about eight blocks per SM over all channels); block b of channel c
+// always walks the same vectors of the channel's N x S values, 16-byte loads when every plane
+// is aligned and a multiple of the vector width long (else scalar, the same code with V = 1).
+// Kernel sequence per call (all on the handle's stream):
+//   training    stats -> forward (merges the stats partials itself)
+//   inference   forward (coefficients from the estimates, or stats -> forward without them)
+//   backward    [stats ->] sums (merges the stats partials) -> backward (merges the sums)
+// The consumer kernel merges a channel's partials with a fixed-order block reduction, so every
+// block of the channel derives bitwise the same coefficients; only block 0 writes the per-channel
+// outputs (saved / running statistics, dscale / dbias). No atomics, no separate merge launch:
+// against the old stats -> finalize -> apply sequence with scalar loads and two divisions per
+// element, this moves the same bytes (x read twice in training) with one to two launches fewer
+// and 4-8x more bytes in flight per thread, which is what bounded it (~1/3 of HBM bandwidth).
 #include <algorithm>
+#include <cstdint>
 
 #include "backend/cuda/bn/bn_util.cuh"
 
@@ -18,76 +27,202 @@ using bn::kThreads;
 using bn::Stat;
 using bn::Sums;
 
-// n and c strides of x, y (or dy) and dx.
-struct Planes {
+// Geometry in vectors of V values: strides of x, y (or dy) and dx in elements, N planes of Sv
+// vectors per channel, bc blocks per channel; a block's stride over the channel's vectors,
+// bc * kThreads, is qn planes plus rs vectors (no division in the loops).
+struct Geo {
   long long xn, xc, yn, yc, dxn, dxc;
+  long long N, Sv, items;
+  long long qn, rs;
+  int bc;
 };
 
-// I is the index type: 32-bit when the tensor has fewer than 2^31 elements (cheaper division).
-template <class T, class I>
-__global__ void __launch_bounds__(kThreads) stats_kernel(const T* __restrict__ x, Planes g, I per,
-                                                         I S, long long items, int bc, Stat* part) {
-  for (long long it = blockIdx.x; it < items; it += gridDim.x) {
-    const long long c = it / bc;
-    const I b = static_cast<I>(it - c * bc);
+template <class T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T v[V];
+};
+
+template <int V, class T>
+__device__ inline void load_vec(const T* p, float (&f)[V]) {
+  const Pack<T, V> q = *reinterpret_cast<const Pack<T, V>*>(p);
+#pragma unroll
+  for (int k = 0; k < V; ++k)
+    f[k] = load(q.v[k]);
+}
+
+// As bn::put on V values: *p = alpha * v + beta * *p (beta 0 ignores the old contents).
+template <int V, class T>
+__device__ inline void put_vec(T* p, const float (&v)[V], float alpha, float beta) {
+  Pack<T, V> q;
+  if (beta != 0.0f) q = *reinterpret_cast<const Pack<T, V>*>(p);
+#pragma unroll
+  for (int k = 0; k < V; ++k)
+    q.v[k] = store<T>(beta == 0.0f ? alpha * v[k] : alpha * v[k] + beta * load(q.v[k]));
+  *reinterpret_cast<Pack<T, V>*>(p) = q;
+}
+
+// Calls f(n, s) (plane, element offset in the plane) for the vectors block b of a channel owns:
+// vector j = b * kThreads + thread, stepping by bc * kThreads.
+template <int V, class F>
+__device__ inline void walk(const Geo& g, int b, F&& f) {
+  const long long j0 = static_cast<long long>(b) * kThreads + threadIdx.x;
+  long long n = j0 / g.Sv, s = j0 - n * g.Sv;
+  while (n < g.N) {
+    f(n, s * V);
+    s += g.rs;
+    n += g.qn;
+    if (s >= g.Sv) {
+      s -= g.Sv;
+      ++n;
+    }
+  }
+}
+
+// Merges the bc partials of a channel (bc <= kThreads) in a fixed tree order; valid in thread 0.
+template <class P>
+__device__ inline P merge_partials(const P* p, int bc) {
+  P v{};
+  if (static_cast<int>(threadIdx.x) < bc) v = p[threadIdx.x];
+  return bn::block_reduce(v);
+}
+
+// Only block 0 of a channel writes the per-channel outputs; the others compute the same values.
+__device__ inline bn::GroupArgs quiet_unless(const bn::GroupArgs& a, bool writer) {
+  bn::GroupArgs q = a;
+  if (!writer) q.save = q.running = false;
+  return q;
+}
+
+template <class T, int V>
+__global__ void __launch_bounds__(kThreads)
+    stats_kernel(const T* __restrict__ x, Geo g, Stat* part) {
+  for (long long it = blockIdx.x; it < g.items; it += gridDim.x) {
+    const long long c = it / g.bc;
+    const int b = static_cast<int>(it - c * g.bc);
     const T* xc = x + c * g.xc;
     bn::Welford w;
-    for (I j = b * blockDim.x + threadIdx.x; j < per; j += static_cast<I>(bc) * blockDim.x) {
-      const I n = j / S;
-      w.add(load(xc[static_cast<long long>(n) * g.xn + (j - n * S)]));
-    }
+    walk<V>(g, b, [&](long long n, long long o) {
+      float f[V];
+      load_vec<V>(xc + n * g.xn + o, f);
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        w.add(f[k]);
+    });
     const Stat r = bn::block_reduce(w.stat());
     if (threadIdx.x == 0) part[it] = r;
   }
 }
 
-template <class T, class I>
+// Forward (training, or inference): coefficients from the stats partials when given, else from
+// the estimates; then y for the block's share of the channel.
+template <class T, int V>
 __global__ void __launch_bounds__(kThreads)
-    sums_kernel(const T* __restrict__ x, const T* __restrict__ dy, Planes g, I per, I S,
-                long long items, int bc, const GroupState* st, Sums* part) {
-  for (long long it = blockIdx.x; it < items; it += gridDim.x) {
-    const long long c = it / bc;
-    const I b = static_cast<I>(it - c * bc);
-    const float mean = static_cast<float>(st[c].mean);
+    forward_kernel(const T* __restrict__ x, T* y, Geo g, bn::GroupArgs a, const Stat* part,
+                   float alpha, float beta) {
+  __shared__ float k[4];
+  for (long long it = blockIdx.x; it < g.items; it += gridDim.x) {
+    const long long c = it / g.bc;
+    const int b = static_cast<int>(it - c * g.bc);
+    GroupState s;
+    if (part) {
+      const Stat r = merge_partials(part + c * g.bc, g.bc);
+      if (threadIdx.x == 0) bn::set_stats(quiet_unless(a, b == 0), c, r.mean, r.m2, s);
+    } else if (threadIdx.x == 0) {
+      bn::load_stats(a, c, s);
+    }
+    if (threadIdx.x == 0) {
+      bn::forward_coefs(a, c, s);
+      for (int i = 0; i < 4; ++i)
+        k[i] = s.k[i];
+    }
+    __syncthreads();
+    const float kk[4] = {k[0], k[1], k[2], k[3]};
+    const T* xc = x + c * g.xc;
+    T* yc = y + c * g.yc;
+    walk<V>(g, b, [&](long long n, long long o) {
+      float f[V];
+      load_vec<V>(xc + n * g.xn + o, f);
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        f[i] = bn::apply_forward(kk, f[i]);
+      put_vec<V>(yc + n * g.yn + o, f, alpha, beta);
+    });
+    __syncthreads();  // k is rewritten by the next item
+  }
+}
+
+// Backward sums around the channel mean (from the stats partials, or the saved statistics);
+// block 0 of each channel also leaves mean / inverse std in st for the backward kernel.
+template <class T, int V>
+__global__ void __launch_bounds__(kThreads)
+    sums_kernel(const T* __restrict__ x, const T* __restrict__ dy, Geo g, bn::GroupArgs a,
+                const Stat* stat_part, GroupState* st, Sums* part) {
+  __shared__ float mean_sh;
+  for (long long it = blockIdx.x; it < g.items; it += gridDim.x) {
+    const long long c = it / g.bc;
+    const int b = static_cast<int>(it - c * g.bc);
+    GroupState s;
+    if (stat_part) {
+      const Stat r = merge_partials(stat_part + c * g.bc, g.bc);
+      if (threadIdx.x == 0) bn::set_stats(a, c, r.mean, r.m2, s);  // backward: writes nothing
+    } else if (threadIdx.x == 0) {
+      bn::load_stats(a, c, s);
+    }
+    if (threadIdx.x == 0) {
+      mean_sh = static_cast<float>(s.mean);
+      if (b == 0) st[c] = s;
+    }
+    __syncthreads();
+    const float mean = mean_sh;
     const T* xc = x + c * g.xc;
     const T* dyc = dy + c * g.yc;
     float s1 = 0.0f, s2 = 0.0f;
-    for (I j = b * blockDim.x + threadIdx.x; j < per; j += static_cast<I>(bc) * blockDim.x) {
-      const I n = j / S, s = j - n * S;
-      const float d = load(dyc[static_cast<long long>(n) * g.yn + s]);
-      s1 += d;
-      s2 += d * (load(xc[static_cast<long long>(n) * g.xn + s]) - mean);
-    }
+    walk<V>(g, b, [&](long long n, long long o) {
+      float fx[V], fd[V];
+      load_vec<V>(dyc + n * g.yn + o, fd);
+      load_vec<V>(xc + n * g.xn + o, fx);
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        s1 += fd[i];
+        s2 += fd[i] * (fx[i] - mean);
+      }
+    });
     const Sums r = bn::block_reduce(Sums{s1, s2});
     if (threadIdx.x == 0) part[it] = r;
   }
 }
 
-template <class T, class I>
+template <class T, int V>
 __global__ void __launch_bounds__(kThreads)
-    forward_kernel(const T* __restrict__ x, T* y, Planes g, I S, I C, I total, const GroupState* st,
-                   float alpha, float beta) {
-  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<I>(gridDim.x) * blockDim.x) {
-    const I nc = i / S, s = i - nc * S, n = nc / C, c = nc - n * C;
-    const float v = bn::apply_forward(
-        st[c].k, load(x[static_cast<long long>(n) * g.xn + static_cast<long long>(c) * g.xc + s]));
-    bn::put(y + static_cast<long long>(n) * g.yn + static_cast<long long>(c) * g.yc + s, v, alpha,
-            beta);
-  }
-}
-
-template <class T, class I>
-__global__ void __launch_bounds__(kThreads)
-    backward_kernel(const T* __restrict__ x, const T* __restrict__ dy, T* dx, Planes g, I S, I C,
-                    I total, const GroupState* st, float alpha, float beta) {
-  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<I>(gridDim.x) * blockDim.x) {
-    const I nc = i / S, s = i - nc * S, n = nc / C, c = nc - n * C;
-    const long long nl = n, cl = c;
-    const float v = bn::apply_backward(st[c].k, load(dy[nl * g.yn + cl * g.yc + s]),
-                                       load(x[nl * g.xn + cl * g.xc + s]));
-    bn::put(dx + nl * g.dxn + cl * g.dxc + s, v, alpha, beta);
+    backward_kernel(const T* __restrict__ x, const T* __restrict__ dy, T* dx, Geo g,
+                    bn::GroupArgs a, const GroupState* st, const Sums* part, float alpha,
+                    float beta) {
+  __shared__ float k[4];
+  for (long long it = blockIdx.x; it < g.items; it += gridDim.x) {
+    const long long c = it / g.bc;
+    const int b = static_cast<int>(it - c * g.bc);
+    const Sums r = merge_partials(part + c * g.bc, g.bc);
+    if (threadIdx.x == 0) {
+      GroupState s = st[c];
+      bn::backward_coefs(a, c, r.s1, r.s2, s, b == 0);
+      for (int i = 0; i < 4; ++i)
+        k[i] = s.k[i];
+    }
+    __syncthreads();
+    const float kk[4] = {k[0], k[1], k[2], k[3]};
+    const T* xc = x + c * g.xc;
+    const T* dyc = dy + c * g.yc;
+    T* dxc = dx + c * g.dxc;
+    walk<V>(g, b, [&](long long n, long long o) {
+      float fx[V], fd[V];
+      load_vec<V>(dyc + n * g.yn + o, fd);
+      load_vec<V>(xc + n * g.xn + o, fx);
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        fx[i] = bn::apply_backward(kk, fd[i], fx[i]);
+      put_vec<V>(dxc + n * g.dxn + o, fx, alpha, beta);
+    });
+    __syncthreads();
   }
 }
 
@@ -102,58 +237,79 @@ bool spatial_contiguous(const TensorDescriptor& t) {
   return true;
 }
 
-template <class T, class I>
-void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) {
+bool aligned16(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+template <class T, int V>
+void launch(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b, Geo g) {
   const cudaStream_t stream = backend_of(ctx).cuda_stream();
   const bn::GroupArgs a = bn::group_args(p, b);
   const bool bwd = a.dir == bn::Dir::Backward;
+  const long long C = static_cast<long long>(p.channels());
+  const long long stride = static_cast<long long>(g.bc) * kThreads;
+  g.qn = stride / g.Sv;
+  g.rs = stride - g.qn * g.Sv;
+  const long long items = g.items;
+  // Stat partials, then (backward) the Sums partials after them: the sums kernel reads the one
+  // while writing the other.
+  bn::Scratch scratch(ctx, C, (a.needs_stats ? items : 0) + (bwd ? items : 0));
+  auto* stat_part = a.needs_stats ? static_cast<Stat*>(scratch.partials()) : nullptr;
+  const unsigned grid = bn::item_grid(items);
+  const T* x = static_cast<const T*>(b.x);
+  if (a.needs_stats) {
+    stats_kernel<T, V><<<grid, kThreads, 0, stream>>>(x, g, stat_part);
+    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor stats");
+  }
+  if (bwd) {
+    auto* sums = reinterpret_cast<Sums*>(static_cast<Stat*>(scratch.partials()) +
+                                         (a.needs_stats ? items : 0));
+    const T* dy = static_cast<const T*>(b.dy);
+    sums_kernel<T, V><<<grid, kThreads, 0, stream>>>(x, dy, g, a, stat_part, scratch.state(), sums);
+    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor sums");
+    backward_kernel<T, V><<<grid, kThreads, 0, stream>>>(x, dy, static_cast<T*>(b.dx), g, a,
+                                                         scratch.state(), sums, b.alpha, b.beta);
+    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor backward");
+  } else {
+    forward_kernel<T, V>
+        <<<grid, kThreads, 0, stream>>>(x, static_cast<T*>(b.y), g, a, stat_part, b.alpha, b.beta);
+    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor forward");
+  }
+}
+
+template <class T>
+void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) {
+  const bool bwd = p.direction() == BnDirection::Backward;
   const long long N = static_cast<long long>(p.batch()), C = static_cast<long long>(p.channels());
-  const long long S = static_cast<long long>(p.spatial_size()), per = N * S, total = per * C;
-  Planes g{static_cast<long long>(p.x().strides()[0]),
-           static_cast<long long>(p.x().strides()[1]),
-           static_cast<long long>(p.y().strides()[0]),
-           static_cast<long long>(p.y().strides()[1]),
-           0,
-           0};
+  const long long S = static_cast<long long>(p.spatial_size()), per = N * S;
+  Geo g{};
+  g.xn = static_cast<long long>(p.x().strides()[0]);
+  g.xc = static_cast<long long>(p.x().strides()[1]);
+  g.yn = static_cast<long long>(p.y().strides()[0]);
+  g.yc = static_cast<long long>(p.y().strides()[1]);
   if (bwd) {
     g.dxn = static_cast<long long>(p.dx().strides()[0]);
     g.dxc = static_cast<long long>(p.dx().strides()[1]);
   }
-  // Blocks per channel: about four blocks per SM over all channels, but at least ~8 values per
-  // thread, and at most 256 partials per channel for the one-thread merge.
+  g.N = N;
+  // Blocks per channel: about eight blocks per SM over all channels (enough 16-byte loads in
+  // flight to cover HBM latency), at least ~8 values per thread, at most kThreads partials per
+  // channel (one per thread in the merge).
   const long long sms = backend_of(ctx).properties().multiProcessorCount;
-  const long long bc =
-      std::clamp(std::min((4 * sms + C - 1) / C, per / (8 * kThreads)), 1LL, 256LL);
-  const long long items = C * bc;
-  bn::Scratch scratch(ctx, C, (a.needs_stats || bwd) ? items : 0);
-  GroupState* st = scratch.state();
-  const T* x = static_cast<const T*>(b.x);
-
-  if (a.needs_stats) {
-    auto* part = static_cast<Stat*>(scratch.partials());
-    stats_kernel<T, I><<<bn::item_grid(items), kThreads, 0, stream>>>(
-        x, g, static_cast<I>(per), static_cast<I>(S), items, static_cast<int>(bc), part);
-    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor stats");
-    bn::finalize_stats(a, part, static_cast<int>(bc), st, stream);
+  g.bc = static_cast<int>(
+      std::clamp(std::min((8 * sms + C - 1) / C, per / (8 * kThreads)), 1LL, 1LL * kThreads));
+  g.items = C * g.bc;
+  // 16-byte vectors when every plane of every tensor starts aligned and holds whole vectors.
+  constexpr int V = static_cast<int>(16 / sizeof(T));
+  const bool vec = S % V == 0 && aligned16(b.x) && aligned16(bwd ? b.dy : b.y) &&
+                   (!bwd || aligned16(b.dx)) && g.xn % V == 0 && g.xc % V == 0 && g.yn % V == 0 &&
+                   g.yc % V == 0 && g.dxn % V == 0 && g.dxc % V == 0;
+  if (vec) {
+    g.Sv = S / V;
+    launch<T, V>(ctx, p, b, g);
   } else {
-    bn::given_stats(a, st, stream);
-  }
-  if (bwd) {
-    auto* part = static_cast<Sums*>(scratch.partials());
-    const T* dy = static_cast<const T*>(b.dy);
-    sums_kernel<T, I><<<bn::item_grid(items), kThreads, 0, stream>>>(
-        x, dy, g, static_cast<I>(per), static_cast<I>(S), items, static_cast<int>(bc), st, part);
-    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor sums");
-    bn::finalize_backward(a, part, static_cast<int>(bc), st, stream);
-    backward_kernel<T, I><<<grid_for(static_cast<size_t>(total), kThreads), kThreads, 0, stream>>>(
-        x, dy, static_cast<T*>(b.dx), g, static_cast<I>(S), static_cast<I>(C),
-        static_cast<I>(total), st, b.alpha, b.beta);
-    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor backward");
-  } else {
-    forward_kernel<T, I><<<grid_for(static_cast<size_t>(total), kThreads), kThreads, 0, stream>>>(
-        x, static_cast<T*>(b.y), g, static_cast<I>(S), static_cast<I>(C), static_cast<I>(total), st,
-        b.alpha, b.beta);
-    ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor forward");
+    g.Sv = S;
+    launch<T, 1>(ctx, p, b, g);
   }
 }
 
@@ -168,15 +324,7 @@ class BnSpatialChannelMajor final : public BnSolver {
     return Applicability::yes();
   }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
-    // 32-bit indices while every index, plus one grid stride, stays below 2^32.
-    const bool small = p.x().element_count() < (size_t{1} << 31);
-    dispatch_float_type(p.data_type(), [&](auto tag) {
-      using T = decltype(tag);
-      if (small)
-        run_typed<T, unsigned>(ctx, p, b);
-      else
-        run_typed<T, unsigned long long>(ctx, p, b);
-    });
+    dispatch_float_type(p.data_type(), [&](auto tag) { run_typed<decltype(tag)>(ctx, p, b); });
   }
 };
 

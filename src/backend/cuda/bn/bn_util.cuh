@@ -176,14 +176,17 @@ __device__ inline void blend_param(const ParamDesc& q, void* p, long long g, dou
 }
 
 // Backward: sum dy and sum dy*(x - m) with m = (float)s.mean, taken by the solver; writes dscale
-// and dbias (blended with alpha_param / beta_param) and the dx coefficients.
+// and dbias (blended with alpha_param / beta_param) unless `write` is false (another block of the
+// group writes them) and the dx coefficients.
 __device__ inline void backward_coefs(const GroupArgs& a, long long g, double sum_dy,
-                                      double sum_dy_xc, GroupState& s) {
+                                      double sum_dy_xc, GroupState& s, bool write = true) {
   const float mf = static_cast<float>(s.mean);
   const double rounding = s.mean - static_cast<double>(mf);
   const double dbias = sum_dy, dscale = (sum_dy_xc - rounding * sum_dy) * s.invstd;
-  blend_param(a.scale_d, a.dscale, g, dscale, a.alpha_param, a.beta_param);
-  blend_param(a.bias_d, a.dbias, g, dbias, a.alpha_param, a.beta_param);
+  if (write) {
+    blend_param(a.scale_d, a.dscale, g, dscale, a.alpha_param, a.beta_param);
+    blend_param(a.bias_d, a.dbias, g, dbias, a.alpha_param, a.beta_param);
+  }
   const double sa = static_cast<double>(param_load(a.scale_d, a.scale, g)) * s.invstd;
   const float kb = static_cast<float>(-sa * s.invstd * dscale / a.m);
   s.k[0] = static_cast<float>(sa);
@@ -283,12 +286,9 @@ inline unsigned item_grid(long long items) {
 
 // Per-call device scratch: the per-group state and the per-block partials of a cross-block
 // reduction, in one allocation sized by the grid (groups x blocks per group x 24 bytes: KiB to
-// a few MiB), from the backend's allocate(). Its DeviceBuffer frees with cudaFree when run()
-// returns; cudaFree waits for the device, so the kernels enqueued before it are done with the
-// memory (safe, at the price of one implicit synchronisation per call). A fixed buffer cached in
-// the solver would need per-stream ownership and locking; a stream-ordered pool
-// (cudaMallocAsync) would be the way to drop the synchronisation, but allocation policy belongs
-// to the backend.
+// a few MiB), from the backend's allocate(): the handle's stream-ordered pool, so taking it and
+// giving it back when run() returns costs no synchronisation, and the kernels enqueued before
+// the free are done with it before the pool hands the memory out again.
 class Scratch {
  public:
   Scratch(const ExecutionContext& ctx, long long groups, long long partials)
