@@ -15,11 +15,12 @@ extern "C" miopenStatus_t anydnnCreateWithBackend(miopenHandle_t* handle, anydnn
   ANYDNN_LOG_API(cfg, handle, backend, stream);
   return guard(cfg, __func__, [&] {
     auto& out = deref_out(handle, "handle");
-    ANYDNN_CHECK_BADPARM(
-        backend == anydnnBackendCpu || backend == anydnnBackendCuda,
-        "backend must be anydnnBackendCpu or anydnnBackendCuda, got " << static_cast<int>(backend));
+    // A C caller may pass any int; raw_enum reads it without an enum load (UB when out of range).
+    const long long v = raw_enum(backend);
+    ANYDNN_CHECK_BADPARM(v == anydnnBackendCpu || v == anydnnBackendCuda,
+                         "backend must be anydnnBackendCpu or anydnnBackendCuda, got " << v);
     Config chosen = cfg;
-    chosen.backend = backend == anydnnBackendCuda ? BackendKind::Cuda : BackendKind::Cpu;
+    chosen.backend = v == anydnnBackendCuda ? BackendKind::Cuda : BackendKind::Cpu;
     chosen.backend_from_env = true;  // named explicitly: no default rule
     out = new HandleObject(chosen, stream);
   });
