@@ -74,9 +74,24 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   } owner{h};
   Memory memory = Memory::Host;
   if (const miopenStatus_t m = memory_of(h, memory); m != miopenStatusSuccess) return m;
-  miopenRNNDescriptor_t r;
+  // The descriptors too are destroyed on every way out (before the handle: declared after it).
+  struct Descriptors {
+    miopenRNNDescriptor_t r = nullptr;
+    miopenDropoutDescriptor_t dd = nullptr;
+    miopenSeqTensorDescriptor_t sx = nullptr, sy = nullptr;
+    miopenTensorDescriptor_t hd = nullptr, xt = nullptr, w = nullptr;
+    ~Descriptors() {
+      for (auto* s : {sx, sy})
+        if (s) miopenDestroySeqTensorDescriptor(s);
+      for (auto* t : {hd, xt, w})
+        if (t) miopenDestroyTensorDescriptor(t);
+      if (r) miopenDestroyRNNDescriptor(r);
+      if (dd) miopenDestroyDropoutDescriptor(dd);
+    }
+  } desc;
+  miopenRNNDescriptor_t& r = desc.r;
   miopenCreateRNNDescriptor(&r);
-  miopenDropoutDescriptor_t dd = nullptr;
+  miopenDropoutDescriptor_t& dd = desc.dd;
   // The dropout states stay on the host on every backend: the library keeps the generator's
   // {seed, counter} there (core/dropout_descriptor.hpp), not in device memory.
   std::vector<uint8_t> states;
@@ -99,7 +114,7 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
                                 static_cast<miopenRNNMode_t>(mode),
                                 bias ? miopenRNNwithBias : miopenRNNNoBias, miopenRNNdefault, type);
   }
-  miopenSeqTensorDescriptor_t sx, sy;
+  miopenSeqTensorDescriptor_t &sx = desc.sx, &sy = desc.sy;
   miopenCreateSeqTensorDescriptor(&sx);
   miopenCreateSeqTensorDescriptor(&sy);
   if (rc == miopenStatusSuccess)
@@ -107,7 +122,7 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
   if (rc == miopenStatusSuccess)
     rc =
         miopenSetRNNDataSeqTensorDescriptor(sy, type, layout, maxT, B, D * H, lens.data(), nullptr);
-  miopenTensorDescriptor_t hd, xt, w;
+  miopenTensorDescriptor_t &hd = desc.hd, &xt = desc.xt, &w = desc.w;
   miopenCreateTensorDescriptor(&hd);
   miopenCreateTensorDescriptor(&xt);
   miopenCreateTensorDescriptor(&w);
@@ -251,13 +266,6 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
       }
     }
   }
-  miopenDestroySeqTensorDescriptor(sx);
-  miopenDestroySeqTensorDescriptor(sy);
-  miopenDestroyTensorDescriptor(hd);
-  miopenDestroyTensorDescriptor(xt);
-  miopenDestroyTensorDescriptor(w);
-  miopenDestroyRNNDescriptor(r);
-  if (dd) miopenDestroyDropoutDescriptor(dd);
   return ok ? 0 : kExitVerifyFailed;
 }
 

@@ -3,7 +3,8 @@
 # the CUDA backend, below). Safe to run again; does nothing when everything is present. CUDA is
 # optional: the CUDA backend is built when nvcc is on PATH.
 set -euo pipefail
-packages=(cmake ninja-build g++ libopenblas-openmp-dev libfftw3-dev libsqlite3-dev libgtest-dev clang-format)
+packages=(cmake ninja-build g++ libopenblas-openmp-dev libfftw3-dev libsqlite3-dev libgtest-dev clang-format
+  clang libclang-rt-dev libomp-dev)  # the last three: scripts/fuzz.sh (libFuzzer, OpenMP for clang)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

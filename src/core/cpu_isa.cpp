@@ -3,7 +3,21 @@
 #include <algorithm>
 #include <cctype>
 
+#if defined(__x86_64__) && defined(ANYDNN_HAVE_X86_KERNELS)
+#include <cpuid.h>
+#endif
+
 namespace anydnn {
+
+#if defined(__x86_64__) && defined(ANYDNN_HAVE_X86_KERNELS)
+namespace {
+// CPUID.1:ECX.F16C directly: clang before 15 rejects __builtin_cpu_supports("f16c").
+bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+}
+}  // namespace
+#endif
 
 CpuIsa best_cpu_isa() {
 #if defined(__x86_64__) && defined(ANYDNN_HAVE_X86_KERNELS)
@@ -12,8 +26,7 @@ CpuIsa best_cpu_isa() {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
     return CpuIsa::Avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c())
     return CpuIsa::Avx2;
 #endif
   return CpuIsa::Generic;

@@ -50,9 +50,11 @@ size_t RnnDescriptor::param_rows(size_t input_size) const {
 }
 
 void RnnDescriptor::check_param_id(int layer, int id, bool bias_id) const {
-  ANYDNN_CHECK_BADPARM(layer >= 0 && layer < layers * dirs(), "layer " << layer << " is outside 0.."
-                                                                       << layers * dirs() - 1
-                                                                       << " (layers x directions)");
+  // In 64 bits: layers may be any positive int, and layers x 2 overflows int.
+  const long long pseudo_layers = static_cast<long long>(layers) * dirs();
+  ANYDNN_CHECK_BADPARM(layer >= 0 && layer < pseudo_layers, "layer " << layer << " is outside 0.."
+                                                                     << pseudo_layers - 1
+                                                                     << " (layers x directions)");
   ANYDNN_CHECK_BADPARM(id >= 0 && id < 2 * gates(), (bias_id ? "biasID " : "paramID ")
                                                         << id << " is outside 0.."
                                                         << 2 * gates() - 1);

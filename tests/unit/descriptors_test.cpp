@@ -4,6 +4,7 @@
 
 #include "core/conv_descriptor.hpp"
 #include "core/errors.hpp"
+#include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 
 namespace anydnn {
@@ -141,6 +142,28 @@ TEST(ConvolutionDescriptor, Attributes) {
             miopenStatusBadParm);
   EXPECT_EQ(status_of([&] { c.set_attribute(static_cast<miopenConvolutionAttrib_t>(9), 0); }),
             miopenStatusBadParm);
+}
+
+// Packed-layout rows per step (triaging a fuzz_descriptors report: the table took batch x max_len
+// steps, minutes for hostile sizes): against the per-step count, and a large max_len with a large
+// batch.
+TEST(SeqTensorDescriptor, StepRowsCountSequencesLongerThanEachStep) {
+  const std::vector<int> lens = {5, 0, 3, 3, 1, 5};
+  SeqTensorDescriptor d;
+  d.assign(miopenFloat, miopenRNNDataSeqMajorPadded, 6, static_cast<int>(lens.size()), 2,
+           lens.data(), nullptr);
+  ASSERT_EQ(d.step_row.size(), 7u);
+  size_t want = 0;
+  for (int t = 0; t <= 6; ++t) {
+    EXPECT_EQ(d.step_row[t], want) << "t = " << t;
+    for (int l : lens)
+      want += l > t ? 1 : 0;
+  }
+  const std::vector<int> many(1 << 12, 3);
+  SeqTensorDescriptor big;
+  big.assign(miopenFloat, miopenRNNDataSeqMajorNotPadded, 1 << 20, static_cast<int>(many.size()), 1,
+             many.data(), nullptr);
+  EXPECT_EQ(big.step_row.back(), 3u * many.size());
 }
 
 }  // namespace

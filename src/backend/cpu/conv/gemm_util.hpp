@@ -76,7 +76,9 @@ void run_staged(const ConvProblem& p, const ConvBuffers& b, float* scratch, int 
   const int out = p.direction() == ConvDirection::BackwardData      ? 0
                   : p.direction() == ConvDirection::BackwardWeights ? 1
                                                                     : 2;
-  float* staged[3] = {scratch, scratch + counts[0], scratch + counts[0] + counts[1]};
+  // fp32 runs in place with no scratch (null): no offsets from a null pointer.
+  float* staged[3] = {scratch, scratch ? scratch + counts[0] : nullptr,
+                      scratch ? scratch + counts[0] + counts[1] : nullptr};
 #pragma omp parallel num_threads(threads)
   {
     const float* f[3];

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (fuzz/, docs/fuzzing.md) with clang into
+# ${BUILD_DIR:-build-fuzz} and runs each for SECONDS (default 60) on a scratch corpus seeded
+# from fuzz/corpus/<harness> (the checked-in corpus is read, never grown). Two harnesses at a
+# time (FUZZ_JOBS). Exits non-zero when any harness reports a crash, leak, timeout or sanitizer
+# error; its reproducer is left in <build>/fuzz-artifacts.
+#   scripts/fuzz.sh [SECONDS] [HARNESS...]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-fuzz}
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+all=(fuzz_descriptors fuzz_compute fuzz_driver_args fuzz_log_decoder fuzz_find_db)
+harnesses=("$@")
+[ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
+jobs=${FUZZ_JOBS:-2}
+
+"$root/scripts/install-deps.sh"
+start=$(date +%s)
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
+  -DANYDNN_FUZZ=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_TESTS=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}"
+echo "fuzz build: $(($(date +%s) - start)) s"
+
+# One thread: threads slow fuzzing down and confuse leak checks.
+export OMP_NUM_THREADS=1 ANYDNN_NUM_THREADS=1 MIOPEN_BACKEND=cpu
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+logs=$build/fuzz-logs artifacts=$build/fuzz-artifacts
+mkdir -p "$logs" "$artifacts"
+
+run_one() {
+  local h=$1
+  mkdir -p "$scratch/$h"
+  # The scratch directory comes first: libFuzzer writes new inputs there only. Stdout and
+  # stderr of the library (logging, the RNN driver's prints) are closed; libFuzzer's own
+  # output and sanitizer reports still reach the log.
+  "$build/bin/$h" -max_total_time="$secs" -timeout=60 -rss_limit_mb=4096 -detect_leaks=1 \
+    -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/$h-" \
+    "$scratch/$h" "$root/fuzz/corpus/$h" >"$logs/$h.log" 2>&1
+}
+
+declare -A pid_of
+status=0
+summarise() {
+  local h=$1 rc=$2
+  local execs cov
+  execs=$(grep -m1 'stat::number_of_executed_units' "$logs/$h.log" | awk '{print $2}')
+  cov=$(grep -E '^#[0-9]+' "$logs/$h.log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || true)
+  if [ "$rc" -eq 0 ]; then
+    printf '%-18s ok     %ss  execs %-9s %s\n' "$h" "$secs" "${execs:-?}" "$cov"
+  else
+    printf '%-18s FAILED (rc %s) execs %s %s; log %s\n' "$h" "$rc" "${execs:-?}" "$cov" \
+      "$logs/$h.log"
+    grep -E 'ERROR: |runtime error|SUMMARY|Test unit written' "$logs/$h.log" | head -5 || true
+    status=1
+  fi
+}
+running=()
+for h in "${harnesses[@]}"; do
+  run_one "$h" &
+  pid_of[$h]=$!
+  running+=("$h")
+  if [ ${#running[@]} -ge "$jobs" ]; then
+    first=${running[0]}
+    rc=0
+    wait "${pid_of[$first]}" || rc=$?
+    summarise "$first" "$rc"
+    running=("${running[@]:1}")
+  fi
+done
+for h in "${running[@]}"; do
+  rc=0
+  wait "${pid_of[$h]}" || rc=$?
+  summarise "$h" "$rc"
+done
+exit $status
