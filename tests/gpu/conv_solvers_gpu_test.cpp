@@ -11,6 +11,7 @@
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
 #include "conv_reference.hpp"
+#include "conv_test_util.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "gpu/gpu_test_util.hpp"
@@ -24,55 +25,6 @@ namespace {
 using driver::ConvSpec;
 using driver::HostTensor;
 using test::DeviceTensor;
-
-std::vector<size_t> to_sizes(const std::vector<int>& v) {
-  return {v.begin(), v.end()};
-}
-
-HostTensor host_tensor(const TensorDescriptor& d) {
-  HostTensor t;
-  t.type = d.type();
-  t.lens = d.lens();
-  t.strides = d.strides();
-  t.bytes.assign(d.num_bytes(), 0);
-  return t;
-}
-
-struct Built {
-  TensorDescriptor x, w, y;
-  ConvolutionDescriptor conv;
-};
-
-Built build(const ConvSpec& s) {
-  Built b;
-  b.x = TensorDescriptor::with_layout(s.type, s.in_layout, to_sizes(s.in_lens));
-  b.w = TensorDescriptor::with_layout(s.type, s.fil_layout, to_sizes(s.wei_lens));
-  b.conv = ConvolutionDescriptor(s.transpose ? miopenTranspose : miopenConvolution, s.pads,
-                                 s.strides, s.dilations);
-  b.conv.set_group_count(s.groups);
-  if (s.transpose) b.conv.set_trans_output_pads(s.trans_output_pads);
-  b.y = TensorDescriptor::with_layout(s.type, s.out_layout, b.conv.forward_output_lens(b.x, b.w));
-  return b;
-}
-
-std::vector<double> reference(const ConvProblem& p, const ref::ConvParams& params,
-                              const HostTensor& x, const HostTensor& w, const HostTensor& y) {
-  switch (p.direction()) {
-    case ConvDirection::Forward:
-      return ref::conv_forward(x.view(), w.view(), params, y.lens);
-    case ConvDirection::BackwardData:
-      return ref::conv_backward_data(y.view(), w.view(), params, x.lens);
-    case ConvDirection::BackwardWeights:
-      return ref::conv_backward_weights(x.view(), y.view(), params, w.lens);
-  }
-  return {};
-}
-
-// MIOpen's tolerance for the direction (backward weights: twice the default).
-double tolerance(const ConvProblem& p) {
-  const double t = ref::conv_default_tolerance(p.data_type());
-  return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
-}
 
 int direction_index(const ConvProblem& p) {
   return p.direction() == ConvDirection::Forward        ? 0
@@ -88,7 +40,7 @@ struct Buffers {
   DeviceTensor* out_dev;
 
   Buffers(const ConvProblem& p, std::mt19937& rng)
-      : hx(host_tensor(p.x())), hw(host_tensor(p.w())), hy(host_tensor(p.y())) {
+      : hx(test::host_tensor(p.x())), hw(test::host_tensor(p.w())), hy(test::host_tensor(p.y())) {
     const int d = direction_index(p);
     HostTensor* hosts[3] = {&hy, &hx, &hw};
     out_host = hosts[d];
@@ -133,7 +85,7 @@ TEST_P(CudaConvSolvers, EveryApplicableSolverMatchesReference) {
   const std::string& line = GetParam();
   ConvSpec spec;
   ASSERT_FALSE(driver::parse_conv_line(line, spec)) << line;
-  const Built built = build(spec);
+  const test::BuiltConv built = test::build_conv(spec);
   const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
@@ -149,7 +101,7 @@ TEST_P(CudaConvSolvers, EveryApplicableSolverMatchesReference) {
     SCOPED_TRACE(p.key());
     Buffers b(p, rng);
     ASSERT_TRUE(b.allocated());
-    const auto expected = reference(p, params, b.hx, b.hw, b.hy);
+    const auto expected = test::conv_reference(p, params, b.hx, b.hw, b.hy);
     std::set<std::string> ran;
     for (const auto& e : backend->conv_solvers().entries()) {
       const ConvSolver& s = *e.solver;
@@ -161,7 +113,7 @@ TEST_P(CudaConvSolvers, EveryApplicableSolverMatchesReference) {
       SCOPED_TRACE(std::string(s.name()));
       if (!run_solver(s, ctx, p, b)) continue;
       const double err = ref::relative_rms(expected, ref::to_logical(b.out_host->view()));
-      EXPECT_LE(err, tolerance(p)) << s.name();
+      EXPECT_LE(err, test::conv_tolerance(p)) << s.name();
       if (s.deterministic()) {
         const std::vector<uint8_t> first = b.out_host->bytes;
         if (run_solver(s, ctx, p, b))
@@ -212,9 +164,10 @@ void expect_solver_matches(const char* name, ConvDirection dir, const TensorDesc
   ASSERT_TRUE(e->solver->applicable(ctx, p)) << e->solver->applicable(ctx, p).reason;
   Buffers b(p, rng);
   ASSERT_TRUE(b.allocated());
-  const auto expected = reference(p, params, b.hx, b.hw, b.hy);
+  const auto expected = test::conv_reference(p, params, b.hx, b.hw, b.hy);
   ASSERT_TRUE(run_solver(*e->solver, ctx, p, b));
-  EXPECT_LE(ref::relative_rms(expected, ref::to_logical(b.out_host->view())), tolerance(p));
+  EXPECT_LE(ref::relative_rms(expected, ref::to_logical(b.out_host->view())),
+            test::conv_tolerance(p));
 }
 
 // Non-packed strides: the GEMM solvers and the tiled kernel say no, the naive ones read and
@@ -265,7 +218,7 @@ TEST(CudaConvSolvers, NaiveForwardInt8IsExact) {
     auto backend = make_cuda_backend(cfg, nullptr);
     const ExecutionContext ctx{cfg, *backend};
     const ConvProblem p(ConvDirection::Forward, x, w, conv, y);
-    HostTensor hx = host_tensor(x), hw = host_tensor(w), hy = host_tensor(y);
+    HostTensor hx = test::host_tensor(x), hw = test::host_tensor(w), hy = test::host_tensor(y);
     hx.fill_uniform(rng, -100.0, 100.0, 1.0);
     hw.fill_uniform(rng, -100.0, 100.0, 1.0);
     const auto expected =

@@ -14,6 +14,7 @@
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
 #include "conv_reference.hpp"
+#include "conv_test_util.hpp"
 #include "core/config.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
@@ -43,53 +44,10 @@ int index_of(ConvDirection d) {
   return d == ConvDirection::Forward ? 0 : d == ConvDirection::BackwardData ? 1 : 2;
 }
 
-std::vector<size_t> to_sizes(const std::vector<int>& v) {
-  return {v.begin(), v.end()};
-}
-
-HostTensor host_tensor(const TensorDescriptor& d) {
-  HostTensor t;
-  t.type = d.type();
-  t.lens = d.lens();
-  t.strides = d.strides();
-  t.bytes.assign(d.num_bytes(), 0);
-  return t;
-}
-
-struct Built {
-  TensorDescriptor x, w, y;
-  ConvolutionDescriptor conv;
-};
-
-Built build(const ConvSpec& s) {
-  Built b;
-  b.x = TensorDescriptor::with_layout(s.type, s.in_layout, to_sizes(s.in_lens));
-  b.w = TensorDescriptor::with_layout(s.type, s.fil_layout, to_sizes(s.wei_lens));
-  b.conv = ConvolutionDescriptor(s.transpose ? miopenTranspose : miopenConvolution, s.pads,
-                                 s.strides, s.dilations);
-  b.conv.set_group_count(s.groups);
-  b.y = TensorDescriptor::with_layout(s.type, s.out_layout, b.conv.forward_output_lens(b.x, b.w));
-  return b;
-}
-
-std::vector<double> reference(const ConvProblem& p, const ConvSpec& spec, const HostTensor& x,
-                              const HostTensor& w, const HostTensor& y) {
-  const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
-  switch (p.direction()) {
-    case ConvDirection::Forward:
-      return ref::conv_forward(x.view(), w.view(), params, y.lens);
-    case ConvDirection::BackwardData:
-      return ref::conv_backward_data(y.view(), w.view(), params, x.lens);
-    case ConvDirection::BackwardWeights:
-      return ref::conv_backward_weights(x.view(), y.view(), params, w.lens);
-  }
-  return {};
-}
-
 double tolerance(const ConvProblem& p) {
-  const double t =
-      p.data_type() == miopenFloat ? kTf32Tolerance : ref::conv_default_tolerance(p.data_type());
-  return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
+  return test::direction_tolerance(p, p.data_type() == miopenFloat
+                                          ? kTf32Tolerance
+                                          : ref::conv_default_tolerance(p.data_type()));
 }
 
 Config tf32_config(bool allow) {
@@ -104,7 +62,7 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
   REQUIRE_GPU();
   ConvSpec spec;
   ASSERT_FALSE(driver::parse_conv_line(GetParam(), spec)) << GetParam();
-  const Built b = build(spec);
+  const test::BuiltConv b = test::build_conv(spec);
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
@@ -129,13 +87,14 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
       break;
     }
 
-    HostTensor x = host_tensor(p.x()), w = host_tensor(p.w()), y = host_tensor(p.y());
+    HostTensor x = test::host_tensor(p.x()), w = test::host_tensor(p.w()),
+               y = test::host_tensor(p.y());
     HostTensor* out = dir == ConvDirection::Forward        ? &y
                       : dir == ConvDirection::BackwardData ? &x
                                                            : &w;
     for (HostTensor* t : {&x, &w, &y})
       if (t != out) test::fill_random(*t, rng);
-    const auto expected = reference(p, spec, x, w, y);
+    const auto expected = test::conv_reference(p, test::conv_params(spec), x, w, y);
 
     test::DeviceTensor dx(x), dw(w), dy(y);
     test::DeviceTensor* dout = out == &x ? &dx : out == &w ? &dw : &dy;
@@ -228,7 +187,7 @@ INSTANTIATE_TEST_SUITE_P(
 ConvProblem problem_of(const std::string& line, ConvDirection dir) {
   ConvSpec spec;
   EXPECT_FALSE(driver::parse_conv_line(line, spec)) << line;
-  const Built b = build(spec);
+  const test::BuiltConv b = test::build_conv(spec);
   return ConvProblem(dir, b.x, b.w, b.conv, b.y);
 }
 

@@ -8,6 +8,7 @@
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
 #include "conv_reference.hpp"
+#include "conv_test_util.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/cpu_isa.hpp"
 #include "core/tensor_descriptor.hpp"
@@ -21,57 +22,6 @@ namespace {
 using driver::ConvSpec;
 using driver::HostTensor;
 
-std::vector<size_t> to_sizes(const std::vector<int>& v) {
-  return {v.begin(), v.end()};
-}
-
-HostTensor host_tensor(const TensorDescriptor& d) {
-  HostTensor t;
-  t.type = d.type();
-  t.lens = d.lens();
-  t.strides = d.strides();
-  t.bytes.assign(d.num_bytes(), 0);
-  return t;
-}
-
-struct Built {
-  TensorDescriptor x, w, y;
-  ConvolutionDescriptor conv;
-};
-
-Built build(const ConvSpec& s) {
-  Built b;
-  b.x = TensorDescriptor::with_layout(s.type, s.in_layout, to_sizes(s.in_lens));
-  b.w = TensorDescriptor::with_layout(s.type, s.fil_layout, to_sizes(s.wei_lens));
-  b.conv = ConvolutionDescriptor(s.transpose ? miopenTranspose : miopenConvolution, s.pads,
-                                 s.strides, s.dilations);
-  b.conv.set_group_count(s.groups);
-  if (s.transpose) b.conv.set_trans_output_pads(s.trans_output_pads);
-  b.y = TensorDescriptor::with_layout(s.type, s.out_layout, b.conv.forward_output_lens(b.x, b.w));
-  return b;
-}
-
-// Reference result of the problem's (normalised) direction; the solver's output tensor.
-std::vector<double> reference(const ConvProblem& p, const ConvSpec& spec, const HostTensor& x,
-                              const HostTensor& w, const HostTensor& y) {
-  const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
-  switch (p.direction()) {
-    case ConvDirection::Forward:
-      return ref::conv_forward(x.view(), w.view(), params, y.lens);
-    case ConvDirection::BackwardData:
-      return ref::conv_backward_data(y.view(), w.view(), params, x.lens);
-    case ConvDirection::BackwardWeights:
-      return ref::conv_backward_weights(x.view(), y.view(), params, w.lens);
-  }
-  return {};
-}
-
-// MIOpen's tolerance for the direction (backward weights: twice the default).
-double tolerance(const ConvProblem& p) {
-  const double t = ref::conv_default_tolerance(p.data_type());
-  return p.direction() == ConvDirection::BackwardWeights ? 2 * t : t;
-}
-
 // Each problem runs once per instruction set this CPU supports (generic, avx2, avx512), so the
 // portable fallbacks of the vector kernels are tested on the same machine as the fast ones.
 class ConvSolvers : public ::testing::TestWithParam<std::tuple<std::string, CpuIsa>> {};
@@ -82,7 +32,7 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
     GTEST_SKIP() << "this CPU lacks " << cpu_isa_name(isa);
   ConvSpec spec;
   ASSERT_FALSE(driver::parse_conv_line(line, spec)) << line;
-  const Built b = build(spec);
+  const test::BuiltConv b = test::build_conv(spec);
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
@@ -98,13 +48,14 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
     const ConvProblem p(user_dir, b.x, b.w, b.conv, b.y);
     SCOPED_TRACE(p.key());
     // Tensors in the solvers' (normalised) naming; the direction's output is poisoned per run.
-    HostTensor x = host_tensor(p.x()), w = host_tensor(p.w()), y = host_tensor(p.y());
+    HostTensor x = test::host_tensor(p.x()), w = test::host_tensor(p.w()),
+               y = test::host_tensor(p.y());
     HostTensor* out = p.direction() == ConvDirection::Forward        ? &y
                       : p.direction() == ConvDirection::BackwardData ? &x
                                                                      : &w;
     for (HostTensor* t : {&x, &w, &y})
       if (t != out) test::fill_random(*t, rng);
-    const auto expected = reference(p, spec, x, w, y);
+    const auto expected = test::conv_reference(p, test::conv_params(spec), x, w, y);
     std::set<std::string> ran;
     for (const auto& e : backend->conv_solvers().entries()) {
       const Applicability a = e.solver->applicable(ctx, p);
@@ -118,7 +69,7 @@ TEST_P(ConvSolvers, EveryApplicableSolverMatchesReference) {
       e.solver->make_invoker(ctx,
                              p)(ConvBuffers{x.data(), w.data(), y.data(), ws.data(), ws.size()});
       const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
-      EXPECT_LE(err, tolerance(p)) << e.solver->name();
+      EXPECT_LE(err, test::conv_tolerance(p)) << e.solver->name();
       ran.insert(std::string(e.solver->name()));
     }
     // Coverage promises: a naive solver takes every problem of its direction; a GEMM solver
@@ -172,7 +123,7 @@ TEST(ConvSolvers, NaiveForwardHandlesPaddedStrides) {
   ConvolutionDescriptor conv(miopenConvolution, {1, 1}, {1, 1}, {1, 1});
   const TensorDescriptor y(miopenFloat, {2, 4, 6, 7}, {4 * 6 * 8, 6 * 8, 8, 1});
   const ConvProblem p(ConvDirection::Forward, x, w, conv, y);
-  HostTensor hx = host_tensor(x), hw = host_tensor(w), hy = host_tensor(y);
+  HostTensor hx = test::host_tensor(x), hw = test::host_tensor(w), hy = test::host_tensor(y);
   test::fill_random(hx, rng);
   test::fill_random(hw, rng);
   const auto expected =
