@@ -41,8 +41,17 @@
 extern "C" {
 #endif
 
-/* A stream: NULL on the CPU backend; a cudaStream_t on the CUDA backend. */
+/* The stream type, decided by the build as MIOpen's own header decides it from miopen/config.h
+ * (hipStream_t there). A library built with the CUDA backend types it as cudaStream_t, spelled
+ * as CUDA itself spells it (driver_types.h: typedef struct CUstream_st* cudaStream_t), so that
+ * this header needs no CUDA header and stays ISO C99: `cudaStream_t s; miopenGetStream(h, &s);`
+ * compiles in C and C++, and so does hipified code on the NVIDIA platform, where hipStream_t is
+ * cudaStream_t. A CPU-only build keeps an opaque pointer (NULL on the CPU backend). */
+#if ANYDNN_BACKEND_CUDA
+typedef struct CUstream_st* miopenAcceleratorQueue_t;
+#else
 typedef void* miopenAcceleratorQueue_t;
+#endif
 
 /* ---------------------------------------------------------------------------------------------
  * Handle and errors

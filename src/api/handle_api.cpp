@@ -79,8 +79,12 @@ extern "C" miopenStatus_t miopenGetStream(miopenHandle_t handle,
                                           miopenAcceleratorQueue_t* streamID) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, streamID);
-  return guard(cfg, __func__,
-               [&] { deref_out(streamID, "streamID") = deref(handle).backend().stream(); });
+  return guard(cfg, __func__, [&] {
+    // The backend keeps the stream untyped; the header's type is cudaStream_t in
+    // a CUDA build and void* otherwise.
+    deref_out(streamID, "streamID") =
+        static_cast<miopenAcceleratorQueue_t>(deref(handle).backend().stream());
+  });
 }
 
 extern "C" miopenStatus_t miopenSetAllocator(miopenHandle_t handle,

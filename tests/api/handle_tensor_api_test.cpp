@@ -15,10 +15,12 @@ TEST(HandleApi, CreateStreamProfilingDestroy) {
   miopenAcceleratorQueue_t s = reinterpret_cast<miopenAcceleratorQueue_t>(0x1);
   EXPECT_EQ(miopenGetStream(h, &s), miopenStatusSuccess);
   EXPECT_EQ(s, nullptr);
+  // The CPU backend keeps whatever stream value it is given (a cudaStream_t in a CUDA build).
   int dummy = 0;
-  EXPECT_EQ(miopenSetStream(h, &dummy), miopenStatusSuccess);
+  const auto fake = reinterpret_cast<miopenAcceleratorQueue_t>(&dummy);
+  EXPECT_EQ(miopenSetStream(h, fake), miopenStatusSuccess);
   EXPECT_EQ(miopenGetStream(h, &s), miopenStatusSuccess);
-  EXPECT_EQ(s, &dummy);
+  EXPECT_EQ(s, fake);
   float t = -1.0f;
   EXPECT_EQ(miopenGetKernelTime(h, &t), miopenStatusSuccess);
   EXPECT_EQ(t, 0.0f);
