@@ -14,9 +14,16 @@ namespace {
 
 // Find timing: one cold run; if that was short, up to kMaxRuns in total within kBudgetMs, and
 // the minimum of the warm runs is the solver's time (the least noisy statistic on a shared CPU).
+// On a GPU the cold run is never the answer: CUDA loads kernels on first use and cuBLAS picks
+// its kernels on the first call of a shape, which made a 0.8 ms GEMM solver's first run slower
+// than a 52 ms direct one (issue [gpu-truth]).
 constexpr int kMaxRuns = 5;
 constexpr float kShortRunMs = 50.0f;
 constexpr float kBudgetMs = 250.0f;
+// Find's default (non-exhaustive) mode times only the solvers whose cost model predicts at most
+// this multiple of the best prediction (solvers without a model are always timed). The models
+// are within 2x of measured times on the validated layer sets (docs/find-and-heuristics.md).
+constexpr double kCandidateFactor = 4.0;
 
 const char* direction_tag(ConvDirection d) {
   switch (d) {
@@ -44,11 +51,12 @@ const char* find_function_name(ConvDirection d) {
 
 float time_invoker(Handle& handle, const ConvInvoker& invoker, const ConvBuffers& bufs) {
   Backend& backend = handle.backend();
+  const bool lazy = backend.kind() == BackendKind::Cuda;
   const float cold = backend.run_timed([&] { invoker(bufs); });
-  if (cold >= kShortRunMs) return cold;
+  if (cold >= kShortRunMs && !lazy) return cold;
   float best = std::numeric_limits<float>::max();
-  float spent = cold;
-  for (int run = 1; run < kMaxRuns && spent < kBudgetMs; ++run) {
+  float spent = lazy ? 0.0f : cold;  // the budget counts warm runs only on a GPU
+  for (int run = 1; run < kMaxRuns && (run == 1 || spent < kBudgetMs); ++run) {
     const float t = backend.run_timed([&] { invoker(bufs); });
     best = std::min(best, t);
     spent += t;
@@ -76,6 +84,16 @@ void check_workspace(const ConvBuffers& bufs, size_t needed, std::string_view so
 }
 
 }  // namespace
+
+std::string conv_db_key(const Handle& handle, const ConvProblem& p) {
+  std::string key = p.network_config();
+  // TF32 changes an fp32 convolution's numerics and its solver set (the tensor-core solvers
+  // join); a deterministic descriptor leaves the non-deterministic solvers out. A record timed
+  // under one setting says nothing about the other.
+  if (p.data_type() == miopenFloat && handle.config().conv_allow_tf32) key += " tf32";
+  if (p.attributes().deterministic == 1) key += " deterministic";
+  return key;
+}
 
 bool conv_solver_enabled(const Config& config, const ConvSolverEntry& entry, std::string* why) {
   const auto set_why = [&](const std::string& s) {
@@ -144,6 +162,29 @@ bool fits(Handle& handle, const ConvProblem& p, const ConvSolverEntry& e, const 
   return ws <= bufs.workspace_size && (ws == 0 || bufs.workspace != nullptr);
 }
 
+struct Ranked {
+  const ConvSolverEntry* entry;
+  double estimate_ms;  // negative: the solver has no cost model
+};
+
+// The solvers in the order immediate mode lists them without a find-db record: regular solvers
+// by their cost model's prediction (those without a model after them, in registry order), then
+// the fallbacks in registry order. MIOpen orders its immediate-mode fallback by GetWti.
+std::vector<Ranked> rank_by_model(Handle& handle, const ConvProblem& p,
+                                  const std::vector<const ConvSolverEntry*>& solvers) {
+  std::vector<Ranked> out;
+  for (const auto* e : solvers)
+    out.push_back({e, e->solver->estimated_ms(handle.context(), p)});
+  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) {
+    const bool fa = a.entry->solver->fallback_only(), fb = b.entry->solver->fallback_only();
+    if (fa != fb) return fb;  // regular before fallback
+    const bool ma = a.estimate_ms >= 0, mb = b.estimate_ms >= 0;
+    if (ma != mb) return ma;  // modelled before unmodelled
+    return ma && a.estimate_ms < b.estimate_ms;
+  });
+  return out;
+}
+
 void register_found(Handle& handle, const std::string& network_config, const ConvFindEntry& e,
                     ConvInvoker invoker) {
   handle.conv_invokers().set_found(network_config, e.algorithm,
@@ -160,7 +201,7 @@ std::vector<ConvFindEntry> register_best_per_algorithm(Handle& handle, const Con
     const bool seen = std::any_of(result.begin(), result.end(),
                                   [&](const auto& r) { return r.algorithm == e.algorithm; });
     if (seen) continue;
-    register_found(handle, p.network_config(), e,
+    register_found(handle, conv_db_key(handle, p), e,
                    registry.find(e.solver_id)->solver->make_invoker(handle.context(), p));
     result.push_back(e);
   }
@@ -184,19 +225,66 @@ std::vector<ConvFindEntry> usable_entries(Handle& handle, const ConvProblem& p,
   return out;
 }
 
-// FAST mode without a record: MIOpen's immediate-mode fallback. Applicable solvers in registry
-// (priority) order, fallbacks only when nothing else fits; nothing is timed (time -1).
+// FAST mode without a record: MIOpen's immediate-mode fallback. Applicable solvers in immediate
+// mode's order (rank_by_model), fallbacks only when nothing else fits; nothing is timed (time
+// -1).
 std::vector<ConvFindEntry> fallback_entries(Handle& handle, const ConvProblem& p,
                                             const std::vector<const ConvSolverEntry*>& solvers,
                                             const ConvBuffers& bufs) {
   std::vector<ConvFindEntry> regular, fallback;
-  for (const auto* e : solvers) {
+  for (const auto& [e, estimate] : rank_by_model(handle, p, solvers)) {
     if (!fits(handle, p, *e, bufs)) continue;
     ConvFindEntry entry{e->id, std::string(e->solver->name()), e->solver->algorithm(), -1.0f,
                         e->solver->workspace_size(handle.context(), p)};
     (e->solver->fallback_only() ? fallback : regular).push_back(entry);
   }
   return regular.empty() ? fallback : regular;
+}
+
+// The solvers Find times: every regular solver that fits (an exhaustive search), or in the
+// default mode those whose cost model predicts at most kCandidateFactor times the best
+// prediction, plus those without a model. The fallbacks only when no regular solver fits.
+std::vector<const ConvSolverEntry*> find_candidates(Handle& handle, const ConvProblem& p,
+                                                    const std::vector<const ConvSolverEntry*>& all,
+                                                    const ConvBuffers& bufs, bool exhaustive,
+                                                    const char* fn) {
+  const Config& cfg = handle.config();
+  std::vector<Ranked> fitting;
+  for (const auto& r : rank_by_model(handle, p, all)) {
+    if (fits(handle, p, *r.entry, bufs)) {
+      fitting.push_back(r);
+      continue;
+    }
+    log_message(cfg, LogLevel::Info2, fn,
+                std::string(r.entry->solver->name()) + ": skipped, needs workspace " +
+                    std::to_string(r.entry->solver->workspace_size(handle.context(), p)) + " > " +
+                    std::to_string(bufs.workspace == nullptr ? 0 : bufs.workspace_size));
+  }
+  const bool have_regular = std::any_of(fitting.begin(), fitting.end(), [](const Ranked& r) {
+    return !r.entry->solver->fallback_only();
+  });
+  double best = -1.0;
+  for (const auto& r : fitting)
+    if (r.estimate_ms >= 0 && !r.entry->solver->fallback_only() &&
+        (best < 0 || r.estimate_ms < best))
+      best = r.estimate_ms;
+  std::vector<const ConvSolverEntry*> out;
+  for (const auto& r : fitting) {
+    const std::string name(r.entry->solver->name());
+    if (have_regular && r.entry->solver->fallback_only()) {
+      log_message(cfg, LogLevel::Info2, fn, name + ": skipped, a fallback");
+      continue;
+    }
+    if (!exhaustive && best >= 0 && r.estimate_ms > kCandidateFactor * best) {
+      log_message(cfg, LogLevel::Info2, fn,
+                  name + ": not timed, predicted " + std::to_string(r.estimate_ms) +
+                      " ms against the best prediction " + std::to_string(best) +
+                      " ms (an exhaustive search times it)");
+      continue;
+    }
+    out.push_back(r.entry);
+  }
+  return out;
 }
 
 void log_chosen(const Config& cfg, const char* fn, const ConvProblem& p,
@@ -228,7 +316,7 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
   ANYDNN_CHECK(!solvers.empty(), miopenStatusNotImplemented,
                "no applicable solver for " << p.key()
                                            << " (MIOPEN_LOG_LEVEL=6 lists why each was rejected)");
-  const std::string network_config = p.network_config();
+  const std::string network_config = conv_db_key(handle, p);
 
   // FAST, HYBRID and DYNAMIC_HYBRID use a find-db record when one applies; FAST also settles
   // for the immediate-mode fallback. (DYNAMIC_HYBRID equals HYBRID here: every CPU solver takes
@@ -259,24 +347,11 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
   }
 
   // Fallback solvers (the naive ones) are timed only when nothing else applies and fits.
-  const bool have_regular = std::any_of(solvers.begin(), solvers.end(), [&](const auto* e) {
-    return !e->solver->fallback_only() && fits(handle, p, *e, bufs);
-  });
   std::vector<ConvFindEntry> timed;
   std::map<int, std::pair<ConvFindEntry, ConvInvoker>> best;  // per algorithm
-  for (const auto* e : solvers) {
+  for (const auto* e : find_candidates(handle, p, solvers, bufs, exhaustive_search, fn)) {
     const ConvSolver& s = *e->solver;
     const size_t ws = s.workspace_size(handle.context(), p);
-    if (!fits(handle, p, *e, bufs)) {
-      log_message(cfg, LogLevel::Info2, fn,
-                  std::string(s.name()) + ": skipped, needs workspace " + std::to_string(ws) +
-                      " > " + std::to_string(bufs.workspace == nullptr ? 0 : bufs.workspace_size));
-      continue;
-    }
-    if (have_regular && s.fallback_only()) {
-      log_message(cfg, LogLevel::Info2, fn, std::string(s.name()) + ": skipped, a fallback");
-      continue;
-    }
     ConvInvoker invoker = s.make_invoker(handle.context(), p);
     const float ms = time_invoker(handle, invoker, bufs);
     ConvFindEntry entry{e->id, std::string(s.name()), s.algorithm(), ms, ws};
@@ -339,7 +414,7 @@ void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& 
 
 void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t algo,
                     const ConvBuffers& bufs, ConvScale scale) {
-  const auto inv = handle.conv_invokers().found(p.network_config(), algo);
+  const auto inv = handle.conv_invokers().found(conv_db_key(handle, p), algo);
   // MIOpen's wording and status (UnknownError), which clients grep for.
   ANYDNN_CHECK(inv.has_value(), miopenStatusUnknownError,
                "No invoker was registered for convolution "
@@ -352,9 +427,9 @@ void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t 
 }
 
 std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProblem& p) {
-  auto applicable = applicable_conv_solvers(handle, p);
+  const auto applicable = applicable_conv_solvers(handle, p);
   std::vector<miopenConvSolution_t> out;
-  const auto record = handle.find_db().load(p.network_config());
+  const auto record = handle.find_db().load(conv_db_key(handle, p));
   if (record) {
     // Measured solutions first, by time, if they still apply under this configuration.
     for (const auto& r : record->entries) {
@@ -363,16 +438,16 @@ std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProbl
       if (still) out.push_back({r.time_ms, r.workspace_size, r.solver_id, r.algorithm});
     }
   }
-  // Then every other applicable solver in registry (priority) order, time -1: not measured;
-  // fallbacks last.
-  std::stable_partition(applicable.begin(), applicable.end(),
-                        [](const auto* e) { return !e->solver->fallback_only(); });
-  for (const auto* e : applicable) {
+  // Then every other applicable solver by its cost model's prediction (rank_by_model), which
+  // is also the time reported for it, as MIOpen reports a GetWti-based time for its fallback;
+  // -1 for solvers without a model. Fallbacks last.
+  for (const auto& [e, estimate] : rank_by_model(handle, p, applicable)) {
     const bool listed =
         std::any_of(out.begin(), out.end(), [&](const auto& s) { return s.solution_id == e->id; });
     if (!listed) {
-      out.push_back(
-          {-1.0f, e->solver->workspace_size(handle.context(), p), e->id, e->solver->algorithm()});
+      out.push_back({estimate >= 0 ? static_cast<float>(estimate) : -1.0f,
+                     e->solver->workspace_size(handle.context(), p), e->id,
+                     e->solver->algorithm()});
     }
   }
   return out;
@@ -384,7 +459,7 @@ size_t conv_solution_workspace_size(Handle& handle, const ConvProblem& p, uint64
 }
 
 void conv_compile_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id) {
-  const std::string cfg = p.network_config();
+  const std::string cfg = conv_db_key(handle, p);
   if (handle.conv_invokers().solution(cfg, solution_id)) return;
   const auto& e = solution_entry(handle, p, solution_id);
   handle.conv_invokers().set_solution(
@@ -396,7 +471,7 @@ void conv_compile_solution(Handle& handle, const ConvProblem& p, uint64_t soluti
 void conv_run_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id,
                        const ConvBuffers& bufs) {
   conv_compile_solution(handle, p, solution_id);
-  const auto inv = handle.conv_invokers().solution(p.network_config(), solution_id);
+  const auto inv = handle.conv_invokers().solution(conv_db_key(handle, p), solution_id);
   run_invoker(handle, p, *inv, bufs, ConvScale{});
 }
 

@@ -14,6 +14,11 @@
 
 namespace anydnn {
 
+// The problem's key in the find-db and the invoker cache: its network config plus what changes
+// the numerics or the solver set under this handle (TF32 allowed for fp32, the deterministic
+// attribute), so that a record measured under one setting is never reused under another.
+std::string conv_db_key(const Handle& handle, const ConvProblem& p);
+
 // Whether the environment leaves this solver switched on (MIOPEN_DEBUG_CONV_<ALGO>,
 // MIOPEN_DEBUG_FIND_ONLY_SOLVER); the reason goes to `why` when it does not.
 bool conv_solver_enabled(const Config& config, const ConvSolverEntry& entry, std::string* why);
@@ -25,9 +30,11 @@ std::vector<const ConvSolverEntry*> applicable_conv_solvers(Handle& handle, cons
 // Largest workspace any applicable solver needs (MIOpen's *GetWorkSpaceSize).
 size_t conv_workspace_size(Handle& handle, const ConvProblem& p);
 
-// Times every applicable solver on the given buffers (the output is overwritten), registers the
+// Times the applicable solvers on the given buffers (the output is overwritten), registers the
 // fastest invoker per algorithm in the handle and stores the record. Returns the fastest solver
-// of each algorithm, sorted by time. Solvers needing more workspace than given are skipped.
+// of each algorithm, sorted by time. Solvers needing more workspace than given are skipped; an
+// exhaustive search times every other one, the default mode only those whose cost model
+// predicts them near the best (plus those without a model).
 std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
                                      bool exhaustive_search);
 

@@ -66,6 +66,15 @@ class ConvSolver {
   virtual size_t workspace_size(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/) const {
     return 0;
   }
+  // Predicted run time in milliseconds on this backend's device, or a negative value when the
+  // solver has no cost model (MIOpen's solvers answer the same question with GetWti). Without a
+  // find-db record, immediate mode lists solutions by it and Find's default mode times only the
+  // solvers predicted near the best (docs/find-and-heuristics.md). Only called for applicable
+  // problems; bench/solver_bench prints it next to the measured time, which is how the models
+  // are validated.
+  virtual double estimated_ms(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/) const {
+    return -1.0;
+  }
   // Only called for applicable problems.
   virtual ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
 };

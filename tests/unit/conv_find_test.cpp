@@ -126,6 +126,40 @@ TEST(ConvFindModes, RecordWhoseSolversNoLongerApplyIsIgnored) {
   EXPECT_EQ(r[0].solver_name, "ConvDirectNaiveConvFwd");
 }
 
+// The find-db key carries what changes the numerics or the solver set (issue [gpu-truth]): a
+// record timed with TF32 allowed is not reused without it, nor the other way round, and the
+// deterministic attribute keys its own records. fp16 problems ignore the TF32 switch.
+TEST(ConvFindDbKey, Tf32AndDeterminismAreInTheKey) {
+  SmallConv s;
+  Config strict;
+  Config tf32 = strict;
+  tf32.conv_allow_tf32 = true;
+  Handle hs(strict, nullptr), ht(tf32, nullptr);
+  const ConvProblem p = s.problem();
+  EXPECT_EQ(conv_db_key(hs, p), p.network_config());
+  EXPECT_EQ(conv_db_key(ht, p), p.network_config() + " tf32");
+  ConvolutionDescriptor det = s.conv;
+  det.set_attribute(MIOPEN_CONVOLUTION_ATTRIB_DETERMINISTIC, 1);
+  const ConvProblem pd(ConvDirection::Forward, s.x, s.w, det, s.y);
+  EXPECT_EQ(conv_db_key(ht, pd), p.network_config() + " tf32 deterministic");
+  const TensorDescriptor hx{miopenHalf, {2, 4, 9, 9}}, hw{miopenHalf, {6, 4, 3, 3}},
+      hy{miopenHalf, {2, 6, 9, 9}};
+  const ConvProblem ph(ConvDirection::Forward, hx, hw, s.conv, hy);
+  EXPECT_EQ(conv_db_key(ht, ph), ph.network_config());
+
+  // A record stored with TF32 allowed is invisible without it: HYBRID then measures.
+  test::TempDir dir;
+  Config with = config_with_db(dir.path(), FindMode::Normal);
+  with.conv_allow_tf32 = true;
+  find_with(with, s);
+  Config without = config_with_db(dir.path(), FindMode::Hybrid);
+  auto [r, log] = find_with(without, s);
+  EXPECT_TRUE(timed_something(log)) << log;
+  with.find_mode = FindMode::Hybrid;
+  auto [r2, log2] = find_with(with, s);
+  EXPECT_FALSE(timed_something(log2)) << log2;
+}
+
 TEST(ConvSolverSelection, EnvironmentSwitchesAndAttributes) {
   SmallConv s;
   Config cfg;

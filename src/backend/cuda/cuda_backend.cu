@@ -2,6 +2,7 @@
 // bn/ solvers with their registries, conv_bias, tensor_ops, dropout, rnn/.
 #include "backend/cuda/cuda_backend.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -29,6 +30,29 @@ std::string word(const char* name) {
   return s;
 }
 
+// Peak rates from the device's properties: SM count and clock times what one SM does per clock.
+// Per-SM rates by architecture (NVIDIA's whitepapers): fp32 FMA lanes 64 on sm_80, 128 on sm_86
+// and newer; dense fp16 tensor-core FMAs 1024 per clock on sm_8x, 2048 on sm_90 and newer; TF32
+// half the fp16 rate. DRAM: two transfers per memory clock over the bus width.
+DeviceRates device_rates(int device, const cudaDeviceProp& prop) {
+  int clock_khz = 0, mem_khz = 0, bus_bits = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device);
+  cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
+  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
+  const int sm = prop.major * 10 + prop.minor;
+  const double ghz = clock_khz > 0 ? clock_khz * 1e-6 : 1.5;
+  const double sms = std::max(prop.multiProcessorCount, 1);
+  const double fp32_lanes = sm == 80 ? 64 : 128;
+  const double tensor_fma = sm >= 90 ? 2048 : sm >= 80 ? 1024 : 512;
+  DeviceRates r;
+  r.sms = sms;
+  r.fp32_tflops = sms * ghz * fp32_lanes * 2 / 1e3;
+  r.tensor16_tflops = sms * ghz * tensor_fma * 2 / 1e3;
+  r.tf32_tflops = r.tensor16_tflops / 2;
+  r.dram_gbs = mem_khz > 0 && bus_bits > 0 ? 2.0 * mem_khz * 1e3 * bus_bits / 8 / 1e9 : 1000;
+  return r;
+}
+
 }  // namespace
 
 CudaBackend::CudaBackend(const Config& config, void* stream)
@@ -43,6 +67,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
                    << (err == cudaSuccess ? "no devices" : cudaGetErrorString(err)));
   check_cuda(cudaGetDevice(&device_), "cudaGetDevice");
   check_cuda(cudaGetDeviceProperties(&prop_, device_), "cudaGetDeviceProperties");
+  rates_ = device_rates(device_, prop_);
   // Architecture, SM count and model decide the timings, so all three name the device whose
   // find-db records apply.
   device_id_ = "cuda-sm" + std::to_string(prop_.major) + std::to_string(prop_.minor) + "-" +

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/conv/cost_model.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_registry.hpp"
 
@@ -54,6 +55,8 @@ class CudaBackend final : public Backend {
   cublasHandle_t cublas() const { return cublas_; }
   const cudaDeviceProp& properties() const { return prop_; }
   int sm_version() const { return prop_.major * 10 + prop_.minor; }  // 90 for H100
+  // Peak rates the solvers' cost models start from (conv/cost_model.hpp).
+  const DeviceRates& rates() const { return rates_; }
 
  private:
   cudaStream_t stream_ = nullptr;
@@ -66,6 +69,7 @@ class CudaBackend final : public Backend {
   cudaEvent_t stop_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cudaMemPool_t pool_ = nullptr;  // library scratch (allocate())
+  DeviceRates rates_;
 };
 
 // The CUDA backend of a solver's context (only CUDA solvers call it: their registry is only

@@ -196,6 +196,16 @@ class ConvDirectFwdCuda final : public ConvSolver {
         "grid too large");
     return Applicability::yes();
   }
+  // Per block (the grid's tiles: partly filled ones cost as much as full ones) and input
+  // channel: staging the input patch, then each filter tap's FMAs.
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const DirectPlan d = make_plan(p);
+    const double blocks = static_cast<double>(d.tiles_w * d.tiles_h) *
+                          static_cast<double>(d.groups * d.k_chunks) * static_cast<double>(d.n);
+    return direct_fp32_ms(backend_of(ctx).rates(), blocks, static_cast<double>(d.cpg),
+                          static_cast<double>(d.patch_h) * static_cast<double>(d.patch_w),
+                          static_cast<double>(d.fy * d.fx));
+  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const DirectPlan d = make_plan(p);

@@ -26,6 +26,17 @@ class GemmBwdRest final : public ConvSolver {
     const GemmShape s(p);
     return s.groups * s.rows * s.pixels * sizeof(float);
   }
+  // Per image: the grouped GEMM into the fp32 column matrix, then col2im.
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const DeviceRates& r = backend_of(ctx).rates();
+    const GemmShape s(p);
+    const double e = static_cast<double>(data_type_size(p.data_type()));
+    const double col = static_cast<double>(s.groups * s.rows * s.pixels);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.rows, s.pixels, s.k_per_group,
+                                       s.groups, e, 4.0);
+    const double col2im = column_pass_ms(r, kCol2imFactor, s.x_image, e, col, 4.0);
+    return static_cast<double>(p.batch()) * (gemm + col2im + kImageLoopMs);
+  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const ConvGeom g = conv_geom(p);

@@ -30,6 +30,17 @@ class GemmFwdRest final : public ConvSolver {
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return column_bytes(p);
   }
+  // Per image: im2col, then the grouped GEMM (the invoker's loop).
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const DeviceRates& r = backend_of(ctx).rates();
+    const GemmShape s(p);
+    const double e = static_cast<double>(data_type_size(p.data_type()));
+    const double col = static_cast<double>(s.groups * s.rows * s.pixels);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.pixels, s.rows,
+                                       s.groups, e, e);
+    const double im2col = column_pass_ms(r, kIm2colFactor, s.x_image, e, col, e);
+    return static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs);
+  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const ConvGeom g = conv_geom(p);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "backend/cuda/conv/cost_model.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
 
@@ -40,6 +41,19 @@ struct GemmOperand {
 void gemm_rm(cublasHandle_t handle, bool a_trans, bool b_trans, int m, int n, int k,
              const GemmOperand& a, const GemmOperand& b, float beta, void* c,
              miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch);
+
+// The unit gemm_rm's cuBLAS call runs on: tensor cores for half / bfloat16 operands (fp32
+// accumulation), SIMT fp32 for float (default math: no TF32).
+inline GemmMath gemm_math(miopenDataType_t t) {
+  return t == miopenFloat ? GemmMath::Fp32 : GemmMath::Tensor16;
+}
+
+// Cost of im2col (or col2im, `factor` picks which) over one image: the image read, the column
+// matrix of `column_elements` written (or read), in the given element sizes.
+inline double column_pass_ms(const DeviceRates& r, double factor, double image_elements,
+                             double image_bytes, double column_elements, double column_bytes) {
+  return factor * memory_ms(r, image_elements * image_bytes + column_elements * column_bytes);
+}
 
 // dst[i] = src[i] rounded to `type` (float, half or bfloat16), i < n.
 void store_from_float(miopenDataType_t type, const float* src, void* dst, size_t n,

@@ -26,6 +26,17 @@ class GemmWrw1x1 final : public ConvSolver {
     const GemmShape s(p);
     return p.data_type() == miopenFloat ? 0 : p.out_channels() * s.c_per_group * sizeof(float);
   }
+  // Per image: the grouped GEMM accumulating into fp32 dW; 16-bit types round dW at the end.
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const DeviceRates& r = backend_of(ctx).rates();
+    const GemmShape s(p);
+    const double e = static_cast<double>(data_type_size(p.data_type()));
+    const double dw = static_cast<double>(p.out_channels() * s.c_per_group);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.c_per_group,
+                                       s.pixels, s.groups, e, 8.0);
+    const double round = p.data_type() == miopenFloat ? 0.0 : memory_ms(r, dw * (4.0 + e));
+    return static_cast<double>(p.batch()) * (gemm + kImageLoopMs) + round;
+  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const GemmShape s(p);

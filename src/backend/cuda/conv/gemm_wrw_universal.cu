@@ -39,6 +39,20 @@ class GemmWrwUniversal final : public ConvSolver {
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return Layout(p).total();
   }
+  // Per image: im2col, then the grouped GEMM accumulating into fp32 dW; 16-bit types round dW
+  // once at the end.
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const DeviceRates& r = backend_of(ctx).rates();
+    const GemmShape s(p);
+    const double e = static_cast<double>(data_type_size(p.data_type()));
+    const double col = static_cast<double>(s.groups * s.rows * s.pixels);
+    const double dw = static_cast<double>(p.out_channels() * s.rows);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.rows, s.pixels,
+                                       s.groups, e, 8.0);
+    const double im2col = column_pass_ms(r, kIm2colFactor, s.x_image, e, col, e);
+    const double round = p.data_type() == miopenFloat ? 0.0 : memory_ms(r, dw * (4.0 + e));
+    return static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs) + round;
+  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const ConvGeom g = conv_geom(p);

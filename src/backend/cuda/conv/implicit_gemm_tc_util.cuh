@@ -15,11 +15,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
+#include "backend/cuda/conv/cost_model.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "cutlass/conv/conv2d_problem_size.h"
@@ -410,6 +413,60 @@ class TcSolver : public ConvSolver {
 
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return plan(ctx, p).total;
+  }
+
+  // The CUTLASS kernel, the staging copies (read + write) and, for split-K, the reduction of
+  // the fp32 partials. The GEMM is priced as CUTLASS walks it: filter taps times the channels
+  // rounded up to its k tile (a 3-channel input costs a whole tile per tap), and strided
+  // backward data runs one kernel per stride phase over the taps that phase touches.
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const CudaBackend& be = backend_of(ctx);
+    const DeviceRates& r = be.rates();
+    const WorkspacePlan wp = plan(ctx, p);
+    const double elem = p.data_type() == miopenFloat ? 4.0 : 2.0;
+    const GemmMath math = p.data_type() == miopenFloat ? GemmMath::Tf32 : GemmMath::Tensor16;
+    double ms = 0;
+    for (const auto& [o, at] : {std::pair{&wp.x, wp.x_at}, {&wp.w, wp.w_at}, {&wp.y, wp.y_at}})
+      if (at != WorkspacePlan::kNone)
+        ms +=
+            kStagingFactor *
+            memory_ms(r, elem * static_cast<double>(o->rows * o->hw * o->c + o->staged_elements()));
+    const double n = static_cast<double>(p.batch());
+    const double fy = static_cast<double>(p.filter_size()[1]);
+    const double fx = static_cast<double>(p.filter_size()[2]);
+    const double sy = static_cast<double>(p.strides()[1]), sx = static_cast<double>(p.strides()[2]);
+    const double in_px = static_cast<double>(p.in_size()[1] * p.in_size()[2]);
+    const double out_px = static_cast<double>(p.out_size()[1] * p.out_size()[2]);
+    const double cp = static_cast<double>(wp.x.cp), kp = static_cast<double>(wp.w.rows_p);
+    dispatch_element(p.data_type(), [&](auto e) {
+      using Op = typename Traits::template Op<decltype(e)>;
+      using Tile = typename Op::ThreadblockShape;
+      const double tk = Tile::kK;
+      const auto up = [&](double v) { return std::ceil(v / tk) * tk; };
+      const double per_sm =
+          std::floor(static_cast<double>(be.properties().sharedMemPerMultiprocessor) /
+                     static_cast<double>(kSharedBytes<Op> + 1024));
+      switch (Traits::kDirection) {
+        case ConvDirection::Forward:
+          ms += cutlass_conv_ms(r, math, n * out_px, kp, fy * fx * up(cp), Tile::kM, Tile::kN,
+                                per_sm, 1, kCutlassFpropEfficiency);
+          break;
+        case ConvDirection::BackwardData:
+          ms += cutlass_conv_ms(r, math, n * in_px, cp,
+                                std::ceil(fy / sy) * std::ceil(fx / sx) * up(kp), Tile::kM,
+                                Tile::kN, per_sm, 1, kCutlassDgradEfficiency) +
+                (sy * sx - 1) * kLaunchMs;
+          break;
+        case ConvDirection::BackwardWeights: {
+          const double slices = wp.ps.split_k_slices;
+          ms += cutlass_conv_ms(r, math, kp, fy * fx * cp, n * out_px, Tile::kM, Tile::kN, per_sm,
+                                slices, kCutlassWgradEfficiency);
+          if (wp.reduce) ms += memory_ms(r, kp * fy * fx * cp * (4.0 * slices + elem));
+          break;
+        }
+      }
+    });
+    return ms;
   }
 
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
