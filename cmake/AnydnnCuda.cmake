@@ -52,3 +52,37 @@ if(ANYDNN_CUDA_ENABLED)
                    "ANYDNN_CUTLASS_INCLUDE_DIR); the CUDA tensor-core conv solvers are left out")
   endif()
 endif()
+
+# cuDNN frontend headers (PyPI nvidia-cudnn-frontend, installed by scripts/install-deps.sh; the
+# wheel puts them in an include/ folder beside its cudnn package) for the GPU benchmark's cuDNN
+# peer (bench/gpu/gpu_cudnn_fe.cpp). Header-only; without them gpu_vs_cudnn falls back to cuDNN's
+# legacy Find API. The library itself never uses them.
+set(ANYDNN_HAVE_CUDNN_FRONTEND OFF)
+if(ANYDNN_CUDA_ENABLED)
+  if(NOT ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR)
+    find_program(ANYDNN_PYTHON3 python3)
+    if(ANYDNN_PYTHON3)
+      # The distribution's own file list first (no import: the package pulls in its compiled
+      # module), else the folder beside the cudnn package.
+      execute_process(
+        COMMAND ${ANYDNN_PYTHON3} -c
+          "import importlib.metadata as m, importlib.util as u, os\ntry:\n    print(m.distribution('nvidia-cudnn-frontend').locate_file('include'))\nexcept Exception:\n    s = u.find_spec('cudnn')\n    print(os.path.join(os.path.dirname(list(s.submodule_search_locations)[0]), 'include') if s and s.submodule_search_locations else '')"
+        OUTPUT_VARIABLE _anydnn_cudnn_fe_guess OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    endif()
+  endif()
+  set(_anydnn_cudnn_fe_doc
+      "cuDNN frontend include directory (holds cudnn_frontend.h); empty: ask python3 for nvidia-cudnn-frontend")
+  set(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR "" CACHE PATH "${_anydnn_cudnn_fe_doc}")
+  # An empty entry is re-guessed on every configure, so installing the package later is enough.
+  if(NOT ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR AND _anydnn_cudnn_fe_guess)
+    set(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR "${_anydnn_cudnn_fe_guess}" CACHE PATH
+        "${_anydnn_cudnn_fe_doc}" FORCE)
+  endif()
+  if(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR AND EXISTS "${ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR}/cudnn_frontend.h")
+    set(ANYDNN_HAVE_CUDNN_FRONTEND ON)
+    message(STATUS "anydnn cuDNN frontend headers: ${ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR}")
+  else()
+    message(STATUS "anydnn cuDNN frontend headers: not found (pip install nvidia-cudnn-frontend, or "
+                   "set ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR); gpu_vs_cudnn uses cuDNN's legacy API")
+  endif()
+endif()

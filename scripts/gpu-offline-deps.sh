@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# GPU machines without network access (our lent H100/H200s) lack two build dependencies:
-# SQLite's headers and library, and the CUTLASS headers (PyPI nvidia-cutlass). This script
+# GPU machines without network access (our lent H100/H200s) lack three build dependencies:
+# SQLite's headers and library, the CUTLASS headers (PyPI nvidia-cutlass) and the cuDNN frontend
+# headers (PyPI nvidia-cudnn-frontend: the GPU benchmark's cuDNN peer). This script
 #   fetch   (on a machine with network): downloads them into .deps/ (git-ignored);
 #   unpack  (on the GPU machine): unpacks .deps/ under /tmp/anydnn-deps and prints the cmake
 #           arguments that point the build at them (LD_LIBRARY_PATH must include the printed
@@ -14,10 +15,12 @@ case "${1:-}" in
     mkdir -p "$deps"
     (cd "$deps" && apt-get download libsqlite3-0 libsqlite3-dev)
     python3 -m pip download --no-deps -d "$deps" nvidia-cutlass
+    # Only its include/ folder is used, so the wheel's Python tag does not matter.
+    python3 -m pip download --no-deps -d "$deps" "nvidia-cudnn-frontend>=1.32,<2"
     ;;
   unpack)
     out=/tmp/anydnn-deps
-    mkdir -p "$out/cutlass"
+    mkdir -p "$out/cutlass" "$out/cudnn-frontend"
     for f in "$deps"/*.deb; do dpkg -x "$f" "$out/sqlite"; done
     # A wheel is a zip file; python3 unpacks it where unzip is missing.
     python3 - "$out/cutlass" "$deps"/nvidia_cutlass-*.whl << 'PY'
@@ -25,10 +28,24 @@ import sys, zipfile
 with zipfile.ZipFile(sys.argv[2]) as z:
     z.extractall(sys.argv[1], [n for n in z.namelist() if n.startswith("cutlass_library/source/include/")])
 PY
+    # The newest cuDNN frontend wheel fetched, if any (older .deps/ folders have none).
+    fe_args=""
+    fe_whl=$(find "$deps" -maxdepth 1 -name 'nvidia_cudnn_frontend-*.whl' | sort -V | tail -1)
+    if [ -n "$fe_whl" ]; then
+      python3 - "$out/cudnn-frontend" "$fe_whl" << 'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2]) as z:
+    z.extractall(sys.argv[1], [n for n in z.namelist() if n.startswith("include/")])
+PY
+      fe_args="-DANYDNN_CUDNN_FRONTEND_INCLUDE_DIR=$out/cudnn-frontend/include"
+    else
+      echo "gpu-offline-deps: no nvidia_cudnn_frontend wheel in $deps (run fetch again):" \
+        "gpu_vs_cudnn will use cuDNN's legacy API" >&2
+    fi
     lib=$out/sqlite/usr/lib/x86_64-linux-gnu
     echo "-DSQLite3_INCLUDE_DIR=$out/sqlite/usr/include -DSQLite3_LIBRARY=$lib/libsqlite3.so" \
       "-DANYDNN_CUTLASS_INCLUDE_DIR=$out/cutlass/cutlass_library/source/include" \
-      "-DCMAKE_BUILD_RPATH=$lib"
+      $fe_args "-DCMAKE_BUILD_RPATH=$lib"
     ;;
   *)
     echo "usage: $0 fetch|unpack" >&2

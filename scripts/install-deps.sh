@@ -33,4 +33,17 @@ if command -v python3 >/dev/null 2>&1; then
       echo "install-deps: no pip; nvidia-cutlass not installed (CUDA tensor-core solvers left out)" >&2
     fi
   fi
+  # cuDNN frontend headers (PyPI nvidia-cudnn-frontend, under include/ beside its cudnn package)
+  # for the GPU benchmark's cuDNN peer (bench/gpu/gpu_cudnn_fe.cpp); the library does not use
+  # them. Headers only are needed, so no dependencies; 1.32 is the version the code is built and
+  # checked with (older 1.x releases are untested).
+  if ! python3 -c "import importlib.metadata as m; m.distribution('nvidia-cudnn-frontend')" 2>/dev/null; then
+    if python3 -m pip --version >/dev/null 2>&1; then
+      pip_args=(install --quiet --user --no-deps "nvidia-cudnn-frontend>=1.32,<2")
+      [ -n "${VIRTUAL_ENV:-}" ] && pip_args=(install --quiet --no-deps "nvidia-cudnn-frontend>=1.32,<2")
+      export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+      python3 -m pip "${pip_args[@]}" || python3 -m pip "${pip_args[@]}" --break-system-packages ||
+        echo "install-deps: could not install nvidia-cudnn-frontend; gpu_vs_cudnn will use cuDNN's legacy API" >&2
+    fi
+  fi
 fi

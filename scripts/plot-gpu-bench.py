@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Plots gpu_vs_cudnn CSV files: anydnn / cuDNN time ratio per shape, direction and group.
+"""Plots the GPU benchmark's CSV files: anydnn / peer time ratio per shape, direction and group.
 
 usage: plot-gpu-bench.py OUT.png IN.csv [IN.csv ...]
+       plot-gpu-bench.py --no-plot IN.csv [IN.csv ...]   (the table only, no matplotlib)
 
-One panel per group (conv-fp32, conv-tf32, conv-fp16-nhwc, bn-fp32-nchw, bn-fp16-nhwc,
-rnn-fp32, ...), log scale, bars below 1 mean anydnn is faster; dashed lines are each
-direction's geometric mean. Rows where a side did not run are marked n/a at the bottom; rows
-whose outputs differ (verify MISMATCH / NONFINITE) get a red x. A last panel shows the
+Inputs: gpu_vs_cudnn's CSVs (bn.csv, rnn.csv: ratio = anydnn / cuDNN) and merge_conv.py's
+conv-merged.csv (ratio = anydnn's exhaustive-Find time / the faster of cuDNN's frontend and
+PyTorch; its "peer" column names which). A gpu_vs_cudnn conv CSV works too (ratio to cuDNN).
+One panel per group (conv-fp32, conv-tf32, conv-fp16-nhwc, conv-bf16-nhwc, bn-fp32-nchw,
+bn-fp16-nhwc, rnn-fp32, ...), log scale, bars below 1 mean anydnn is faster; dashed lines are
+each direction's geometric mean. Rows where a side did not run are marked n/a at the bottom;
+rows whose outputs differ (verify MISMATCH / NONFINITE) get a red x. A last panel shows the
 geometric means of every group and direction. The same means are printed as a table.
 """
 import csv
@@ -51,16 +55,28 @@ def summary(rows):
     return table
 
 
+def peer_of(rows, group):
+    """What a group's ratio divides by: merge_conv.py's "peer" column, else cuDNN."""
+    peers = {r.get("peer") for r in rows if r["group"] == group} - {None, "", "-"}
+    if not peers:
+        return "cuDNN"
+    return "faster peer" if len(peers) > 1 else peers.pop()
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    out, inputs = sys.argv[1], sys.argv[2:]
+    no_plot = sys.argv[1] == "--no-plot"
+    out, inputs = (None, sys.argv[2:]) if no_plot else (sys.argv[1], sys.argv[2:])
     rows = load(inputs)
     table = summary(rows)
-    print(f"{'group':<18} {'dir':<5} {'geomean':>8} {'rows':>5} {'n/a':>4} {'mismatch':>8}")
+    print(f"{'group':<18} {'dir':<5} {'geomean':>8} {'rows':>5} {'n/a':>4} {'mismatch':>8}  "
+          f"ratio")
     for g, d, gm, n, na, bad in table:
         gms = f"{gm:.3f}" if gm else "n/a"
-        print(f"{g:<18} {d:<5} {gms:>8} {n:>5} {na:>4} {bad:>8}")
+        print(f"{g:<18} {d:<5} {gms:>8} {n:>5} {na:>4} {bad:>8}  anydnn / {peer_of(rows, g)}")
+    if no_plot:
+        return
 
     import matplotlib
 
@@ -116,12 +132,14 @@ def main():
                 ax.axhline(gm, color=color, linewidth=0.9, linestyle="--")
                 ax.text(len(shapes) - 0.5, gm, f" {d} {gm:.2f}", color=color, fontsize=7,
                         va="center")
-        style(ax, "anydnn / cuDNN")
+        peer = peer_of(rows, g)
+        style(ax, f"anydnn / {peer}")
         ax.set_xticks([j + 0.4 - w / 2 for j in range(len(shapes))])
         ax.set_xticklabels(shapes, rotation=90, fontsize=6)
         ax.set_xlim(-0.5, len(shapes) + 1.5)
-        ax.set_title(f"{g}: time ratio anydnn / cuDNN (below 1 = anydnn faster; dashed: geomean)",
-                     fontsize=9)
+        what = "anydnn exhaustive Find" if g.startswith("conv") else "anydnn"
+        ax.set_title(f"{g}: time ratio {what} / {peer} (below 1 = anydnn faster; dashed: "
+                     "geomean)", fontsize=9)
         ax.legend(loc="upper left", fontsize=7)
 
     ax = axes[-1, 0]

@@ -150,11 +150,19 @@ std::string rate(const Row& r, double ms) {
   return b;
 }
 
-void print_header(const std::string& title) {
+void print_header(const std::string& title, bool conv) {
   std::printf("\n# %s\n", title.c_str());
-  std::printf("%-30s %-4s %10s %10s %7s %-9s %9s %11s  %-26s %s\n", "shape", "dir", "anydnn ms",
-              "cuDNN ms", "ratio", "verify", "rel err", "anydnn rate", "anydnn solver",
-              "cuDNN algo");
+  if (conv) {
+    // anydnn's three paths: immediate mode, default Find, exhaustive Find; ratios against
+    // cuDNN use the exhaustive and the default time.
+    std::printf("%-30s %-4s %9s %9s %9s %9s %6s %6s %-9s %8s %10s  %s\n", "shape", "dir", "imm ms",
+                "def ms", "exh ms", "cuDNN ms", "exh/c", "def/c", "verify", "rel err", "exh rate",
+                "anydnn solver imm | def | exh ; cuDNN engine");
+  } else {
+    std::printf("%-30s %-4s %10s %10s %7s %-9s %9s %11s  %-26s %s\n", "shape", "dir", "anydnn ms",
+                "cuDNN ms", "ratio", "verify", "rel err", "anydnn rate", "anydnn solver",
+                "cuDNN algo");
+  }
   std::fflush(stdout);
 }
 
@@ -165,23 +173,54 @@ std::string ms_text(double v) {
   std::snprintf(b, sizeof b, v < 10 ? "%.4f" : "%.2f", v);
   return b;
 }
+std::string ratio_text(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
 }  // namespace
 
 void print_row(const Row& r) {
-  char ratio[32] = "n/a", err[32] = "-";
-  if (std::isfinite(r.ratio())) std::snprintf(ratio, sizeof ratio, "%.2f", r.ratio());
+  char err[32] = "-";
   if (std::isfinite(r.rel_err)) std::snprintf(err, sizeof err, "%.1e", r.rel_err);
-  std::printf("%-30s %-4s %10s %10s %7s %-9s %9s %11s  %-26s %s%s%s\n", r.shape.c_str(),
-              r.dir.c_str(), ms_text(r.any_ms).c_str(), ms_text(r.cud_ms).c_str(), ratio,
-              r.verify.c_str(), err, rate(r, r.any_ms).c_str(), r.any_solver.c_str(),
-              r.cud_algo.c_str(), r.note.empty() ? "" : "  # ", r.note.c_str());
+  const char* sep = r.note.empty() ? "" : "  # ";
+  if (r.is_conv()) {
+    std::printf("%-30s %-4s %9s %9s %9s %9s %6s %6s %-9s %8s %10s  %s | %s | %s ; %s%s%s\n",
+                r.shape.c_str(), r.dir.c_str(), ms_text(r.imm_ms).c_str(),
+                ms_text(r.def_ms).c_str(), ms_text(r.any_ms).c_str(), ms_text(r.cud_ms).c_str(),
+                ratio_text(r.ratio()).c_str(), ratio_text(r.def_ratio()).c_str(), r.verify.c_str(),
+                err, rate(r, r.any_ms).c_str(), r.imm_solver.c_str(), r.def_solver.c_str(),
+                r.any_solver.c_str(), r.cud_algo.c_str(), sep, r.note.c_str());
+  } else {
+    std::printf("%-30s %-4s %10s %10s %7s %-9s %9s %11s  %-26s %s%s%s\n", r.shape.c_str(),
+                r.dir.c_str(), ms_text(r.any_ms).c_str(), ms_text(r.cud_ms).c_str(),
+                ratio_text(r.ratio()).c_str(), r.verify.c_str(), err, rate(r, r.any_ms).c_str(),
+                r.any_solver.c_str(), r.cud_algo.c_str(), sep, r.note.c_str());
+  }
   std::fflush(stdout);
 }
 
 void print_summary(const std::vector<Row>& rows, const std::string& title) {
+  // Geometric mean of one ratio over the rows where it is defined.
+  struct Geo {
+    double log_sum = 0;
+    int n = 0;
+    void add(double v) {
+      if (std::isfinite(v) && v > 0) log_sum += std::log(v), ++n;
+    }
+    std::string text() const {
+      if (n == 0) return "n/a";
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3f", std::exp(log_sum / n));
+      return b;
+    }
+  };
   struct Acc {
-    double log_sum = 0, any = 0, cud = 0;
+    double any = 0, cud = 0;
     int n = 0, na = 0, bad = 0;
+    Geo exh, def, imm;
+    bool conv = false;
   };
   std::vector<std::string> order;
   std::map<std::string, Acc> acc;
@@ -189,37 +228,44 @@ void print_summary(const std::vector<Row>& rows, const std::string& title) {
     const std::string key = r.group + " " + r.dir;
     if (!acc.count(key)) order.push_back(key);
     Acc& a = acc[key];
+    a.conv = a.conv || r.is_conv();
     if (r.verify == "MISMATCH" || r.verify == "NONFINITE") ++a.bad;
+    a.def.add(r.def_ratio());
+    a.imm.add(r.imm_ratio());
     if (!std::isfinite(r.ratio()) || !(r.ratio() > 0)) {
       ++a.na;
       continue;
     }
-    a.log_sum += std::log(r.ratio());
+    a.exh.add(r.ratio());
     a.any += r.count * r.any_ms;
     a.cud += r.count * r.cud_ms;
     ++a.n;
   }
-  std::printf("\n# %s: anydnn / cuDNN time (below 1 = anydnn faster)\n", title.c_str());
-  std::printf("%-22s %-4s %8s %5s %5s %9s %12s %12s %8s\n", "group", "dir", "geomean", "rows",
-              "n/a", "mismatch", "anydnn ms", "cuDNN ms", "weighted");
+  std::printf(
+      "\n# %s: anydnn / cuDNN time (below 1 = anydnn faster; conv: anydnn's exhaustive "
+      "Find, then def = default Find, imm = immediate mode)\n",
+      title.c_str());
+  std::printf("%-22s %-4s %8s %5s %5s %9s %12s %12s %8s %8s %8s\n", "group", "dir", "geomean",
+              "rows", "n/a", "mismatch", "anydnn ms", "cuDNN ms", "weighted", "def", "imm");
   for (const std::string& key : order) {
     const Acc& a = acc[key];
     const auto sp = key.find(' ');
-    char geo[32] = "n/a", w[32] = "n/a";
-    if (a.n > 0) {
-      std::snprintf(geo, sizeof geo, "%.3f", std::exp(a.log_sum / a.n));
-      std::snprintf(w, sizeof w, "%.3f", a.any / a.cud);
-    }
-    std::printf("GEOMEAN %-14s %-4s %8s %5d %5d %9d %12.3f %12.3f %8s\n", key.substr(0, sp).c_str(),
-                key.substr(sp + 1).c_str(), geo, a.n, a.na, a.bad, a.any, a.cud, w);
+    char w[32] = "n/a";
+    if (a.n > 0) std::snprintf(w, sizeof w, "%.3f", a.any / a.cud);
+    std::printf("GEOMEAN %-14s %-4s %8s %5d %5d %9d %12.3f %12.3f %8s %8s %8s\n",
+                key.substr(0, sp).c_str(), key.substr(sp + 1).c_str(), a.exh.text().c_str(), a.n,
+                a.na, a.bad, a.any, a.cud, w, a.conv ? a.def.text().c_str() : "-",
+                a.conv ? a.imm.text().c_str() : "-");
   }
   std::fflush(stdout);
 }
 
 namespace {
+// anydnn_ms / ratio: conv's exhaustive-Find path (BN, RNN: their only path).
 const char* kCsvHeader =
     "group,shape,count,dir,work,unit,anydnn_ms,cudnn_ms,ratio,anydnn_solver,cudnn_algo,verify,"
-    "rel_err,note";
+    "rel_err,anydnn_imm_ms,anydnn_def_ms,ratio_def,anydnn_imm_solver,anydnn_def_solver,cudnn_api,"
+    "note";
 
 std::string field(std::string s) {
   std::replace(s.begin(), s.end(), ',', ';');
@@ -256,7 +302,9 @@ void append_csv(const std::string& path, const std::vector<Row>& rows) {
     out << field(r.group) << "," << field(r.shape) << "," << r.count << "," << field(r.dir) << ","
         << num(r.work) << "," << r.unit << "," << num(r.any_ms) << "," << num(r.cud_ms) << ","
         << num(r.ratio()) << "," << field(r.any_solver) << "," << field(r.cud_algo) << ","
-        << r.verify << "," << num(r.rel_err) << "," << field(r.note) << "\n";
+        << r.verify << "," << num(r.rel_err) << "," << num(r.imm_ms) << "," << num(r.def_ms) << ","
+        << num(r.def_ratio()) << "," << field(r.imm_solver) << "," << field(r.def_solver) << ","
+        << field(r.cud_api) << "," << field(r.note) << "\n";
 }
 
 std::vector<Row> read_csv(const std::string& path) {
@@ -269,7 +317,7 @@ std::vector<Row> read_csv(const std::string& path) {
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');)
       f.push_back(x);
-    if (f.size() < 13) continue;
+    if (f.size() < 19) continue;
     Row r;
     r.group = f[0];
     r.shape = f[1];
@@ -283,7 +331,12 @@ std::vector<Row> read_csv(const std::string& path) {
     r.cud_algo = f[10];
     r.verify = f[11];
     r.rel_err = parse_num(f[12]);
-    if (f.size() > 13) r.note = f[13];
+    r.imm_ms = parse_num(f[13]);
+    r.def_ms = parse_num(f[14]);
+    r.imm_solver = f[16];
+    r.def_solver = f[17];
+    r.cud_api = f[18];
+    if (f.size() > 19) r.note = f[19];
     rows.push_back(r);
   }
   return rows;

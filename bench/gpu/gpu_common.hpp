@@ -32,15 +32,17 @@ void check_miopen(miopenStatus_t s, const std::string& what);
 // Synchronizes `stream`; a failure there is sticky (Fatal).
 void check_context(cudaStream_t stream);
 
-enum class DType { F32, F16 };
+enum class DType { F32, F16, BF16 };
 inline size_t dtype_size(DType t) {
   return t == DType::F32 ? 4 : 2;
 }
 inline miopenDataType_t miopen_type(DType t) {
-  return t == DType::F32 ? miopenFloat : miopenHalf;
+  return t == DType::F32 ? miopenFloat : t == DType::F16 ? miopenHalf : miopenBFloat16;
 }
 inline cudnnDataType_t cudnn_type(DType t) {
-  return t == DType::F32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
+  return t == DType::F32   ? CUDNN_DATA_FLOAT
+         : t == DType::F16 ? CUDNN_DATA_HALF
+                           : CUDNN_DATA_BFLOAT16;
 }
 
 // cudaMalloc'ed bytes, freed on destruction.
@@ -96,25 +98,36 @@ double time_call(cudaStream_t stream, const std::function<void()>& call, const T
 
 // One result line. Times are NaN where a side could not run (n/a).
 struct Row {
-  std::string group;  // conv-fp32, conv-tf32, conv-fp16-nhwc, bn-fp32-nchw, rnn-fp32, ...
+  std::string group;  // conv-fp32, conv-tf32, conv-fp16-nhwc, conv-bf16-nhwc, bn-fp32-nchw, ...
   std::string shape;  // "n32 c64 56x56 k64 3x3 p1 s1", "lstm h1024 n64 t25", ...
   int count = 1;      // occurrences in the network (conv, BN), for weighted totals
   std::string dir;    // fwd, bwdd, bwdw (conv, RNN); fwd, bwd (BN)
   double work = 0;    // GFLOP (conv, RNN) or GB of compulsory traffic (BN)
   std::string unit;   // "GFLOP" or "GB"
+  // anydnn: for conv the exhaustive Find's winner; BN and RNN have one path.
   double any_ms = NAN, cud_ms = NAN;
   std::string any_solver = "-", cud_algo = "-";
-  std::string verify = "-";  // ok, MISMATCH, NONFINITE, - (not checked)
-  double rel_err = NAN;
-  std::string note;  // why a side is n/a
+  // Conv only: anydnn's immediate mode (first solution) and default Find (exhaustiveSearch =
+  // false) paths; NaN elsewhere.
+  double imm_ms = NAN, def_ms = NAN;
+  std::string imm_solver = "-", def_solver = "-";
+  std::string cud_api = "-";  // conv: "frontend" (graph API, autotuned) or "legacy" (FindEx)
+  std::string verify = "-";   // ok, MISMATCH, NONFINITE, - (not checked)
+  double rel_err = NAN;       // conv: the largest over the anydnn paths
+  std::string note;           // why a side is n/a
   double ratio() const { return any_ms / cud_ms; }
+  double def_ratio() const { return def_ms / cud_ms; }
+  double imm_ratio() const { return imm_ms / cud_ms; }
+  bool is_conv() const { return group.rfind("conv", 0) == 0; }
 };
 
 // "fwd 12.3 TFLOP/s" style rate of `ms` for the row's work.
 std::string rate(const Row& r, double ms);
-void print_header(const std::string& title);
+// `conv`: the wider conv table (three anydnn paths).
+void print_header(const std::string& title, bool conv = false);
 void print_row(const Row& r);
-// Geometric mean of anydnn / cuDNN per group and direction, plus count-weighted totals.
+// Geometric mean of anydnn / cuDNN per group and direction, plus count-weighted totals (conv:
+// also of the default-Find and immediate-mode times).
 void print_summary(const std::vector<Row>& rows, const std::string& title);
 
 // CSV: one header line, then rows; commas inside text fields become ';'.
@@ -125,7 +138,7 @@ std::vector<Row> read_csv(const std::string& path);
 struct Options {
   std::string mode;         // conv, bn, rnn, all
   std::string shapes;       // shape file of a single mode ("" = the default one)
-  std::string precision;    // conv: fp32,tf32,fp16 ; bn: fp32,fp16 ; rnn: fp32[,fp16]
+  std::string precision;    // conv: fp32,tf32,fp16,bf16 ; bn: fp32,fp16 ; rnn: fp32[,fp16]
   std::string filter;       // keep shapes whose name contains this
   std::string csv;          // output CSV ("" = none)
   bool csv_append = false;  // children of `all` append to the parent's file
@@ -135,6 +148,9 @@ struct Options {
   bool rnn_linear = false;  // linear input layer instead of DeepBench's skip input
   int batch = 32;           // conv: N of every layer
   size_t workspace_mb = 1024;
+  // conv: how cuDNN is driven: "frontend" (graph API with autotuning; the default when the
+  // frontend headers were found at build time) or "legacy" (cudnnFind*AlgorithmEx).
+  std::string cudnn_api;
   TimingPlan plan;
 };
 

@@ -1,5 +1,12 @@
-// Convolution: anydnn (Find, exhaustive, then the winner's run call) vs cuDNN (FindEx with the
-// same workspace, then the winner), on the same input buffers and the same stream.
+// Convolution: anydnn's three ways of running a layer (immediate mode with its first solution,
+// the default Find, the exhaustive Find) against cuDNN (the frontend graph API, autotuned, or the
+// legacy FindEx: gpu_conv.hpp), on the same input buffers and the same stream.
+//
+// Order per (layer, direction), on a find-db that is fresh per process: immediate mode first
+// (GetSolution ranks recorded solvers first, so it must not see a Find record of the layer),
+// then the default Find (it would reuse a record), then the exhaustive Find (it always
+// measures), then cuDNN. Each anydnn path writes its own output, and each one is compared with
+// cuDNN's.
 #include <miopen/anydnn.h>
 #include <stdlib.h>
 
@@ -7,73 +14,30 @@
 #include <cstdio>
 
 #include "bench_common.hpp"
-#include "gpu_common.hpp"
+#include "gpu_conv.hpp"
 
 namespace anydnn::gpubench {
 
-namespace {
-
-struct Precision {
-  std::string group;
-  DType type;
-  bool nhwc;
-  bool tf32;
-  cudnnMathType_t math;  // what cuDNN's Find may use
-  double tol;            // relative L2 difference still counted as a match
-};
-
-Precision precision_of(const std::string& p) {
-  // Strict fp32: cuDNN restricted to FMA math (no TF32), anydnn without ANYDNN_CONV_ALLOW_TF32.
-  if (p == "fp32") return {"conv-fp32", DType::F32, false, false, CUDNN_FMA_MATH, 1e-4};
-  // TF32: cuDNN's default math (tensor cores with TF32 allowed), anydnn with the env var set.
-  if (p == "tf32") return {"conv-tf32", DType::F32, false, true, CUDNN_DEFAULT_MATH, 5e-3};
-  // fp16 storage, fp32 accumulation, NHWC on both sides (the tensor-core layout).
-  if (p == "fp16") return {"conv-fp16-nhwc", DType::F16, true, false, CUDNN_TENSOR_OP_MATH, 1e-2};
-  throw Fatal("conv: unknown precision '" + p + "' (fp32, tf32, fp16)");
+ConvPrecision conv_precision_of(const std::string& p) {
+  // Strict fp32: no TF32 on either side (anydnn without ANYDNN_CONV_ALLOW_TF32).
+  if (p == "fp32") return {"conv-fp32", DType::F32, false, false, 1e-4};
+  // TF32 allowed on both sides (anydnn with ANYDNN_CONV_ALLOW_TF32=1).
+  if (p == "tf32") return {"conv-tf32", DType::F32, false, true, 5e-3};
+  // fp16 / bf16 storage, fp32 accumulation, NHWC on both sides (the tensor-core layout).
+  if (p == "fp16") return {"conv-fp16-nhwc", DType::F16, true, false, 1e-2};
+  if (p == "bf16") return {"conv-bf16-nhwc", DType::BF16, true, false, 2e-2};
+  throw Fatal("conv: unknown precision '" + p + "' (fp32, tf32, fp16, bf16)");
 }
+
+namespace {
 
 const char* kDirs[3] = {"fwd", "bwdd", "bwdw"};
 
-std::string math_suffix(cudnnMathType_t m) {
-  switch (m) {
-    case CUDNN_TENSOR_OP_MATH:
-      return "/TC";
-    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION:
-      return "/TC-conv";
-    case CUDNN_FMA_MATH:
-      return "/FMA";
-    default:
-      return "";
-  }
-}
-
-std::string fwd_algo_name(cudnnConvolutionFwdAlgo_t a) {
-  static const char* n[] = {
-      "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
-      "WINOGRAD",      "WINOGRAD_NONFUSED"};
-  const int i = static_cast<int>(a);
-  return i >= 0 && i < 8 ? n[i] : "fwd-algo-" + std::to_string(i);
-}
-std::string bwdd_algo_name(cudnnConvolutionBwdDataAlgo_t a) {
-  static const char* n[] = {"ALGO_0",     "ALGO_1",   "FFT",
-                            "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
-  const int i = static_cast<int>(a);
-  return i >= 0 && i < 6 ? n[i] : "bwdd-algo-" + std::to_string(i);
-}
-std::string bwdw_algo_name(cudnnConvolutionBwdFilterAlgo_t a) {
-  static const char* n[] = {"ALGO_0",    "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED",
-                            "FFT_TILING"};
-  const int i = static_cast<int>(a);
-  return i >= 0 && i < 7 ? n[i] : "bwdw-algo-" + std::to_string(i);
-}
-
-// Descriptors of one layer on both libraries.
+// anydnn's descriptors of one layer.
 struct Layer {
   miopenTensorDescriptor_t mx = nullptr, mw = nullptr, my = nullptr;
   miopenConvolutionDescriptor_t mc = nullptr;
-  cudnnTensorDescriptor_t cx = nullptr, cy = nullptr;
-  cudnnFilterDescriptor_t cw = nullptr;
-  cudnnConvolutionDescriptor_t cc = nullptr;
+  ConvGeometry g;
   size_t nx = 0, nw = 0, ny = 0;
 
   Layer() = default;
@@ -84,13 +48,9 @@ struct Layer {
     if (mw) miopenDestroyTensorDescriptor(mw);
     if (my) miopenDestroyTensorDescriptor(my);
     if (mc) miopenDestroyConvolutionDescriptor(mc);
-    if (cx) cudnnDestroyTensorDescriptor(cx);
-    if (cy) cudnnDestroyTensorDescriptor(cy);
-    if (cw) cudnnDestroyFilterDescriptor(cw);
-    if (cc) cudnnDestroyConvolutionDescriptor(cc);
   }
 
-  void init(const driver::ConvSpec& s, const Precision& p) {
+  void init(const driver::ConvSpec& s, const ConvPrecision& p) {
     if (s.spatial_dims != 2 || s.transpose) throw Failure("only 2-D forward convolutions");
     const miopenDataType_t mt = miopen_type(p.type);
     const miopenTensorLayout_t ml = p.nhwc ? miopenTensorNHWC : miopenTensorNCHW;
@@ -105,180 +65,167 @@ struct Layer {
                  "miopenInitConvolutionNdDescriptor");
     check_miopen(miopenSetConvolutionGroupCount(mc, s.groups), "miopenSetConvolutionGroupCount");
     int nd = 0;
-    std::array<int, 4> yl{};
-    check_miopen(miopenGetConvolutionNdForwardOutputDim(mc, mx, mw, &nd, yl.data()),
+    check_miopen(miopenGetConvolutionNdForwardOutputDim(mc, mx, mw, &nd, g.y.data()),
                  "miopenGetConvolutionNdForwardOutputDim");
-    check_miopen(miopenSetNdTensorDescriptorWithLayout(my, mt, ml, yl.data(), 4), "y desc");
-
-    const cudnnDataType_t ct = cudnn_type(p.type);
-    const cudnnTensorFormat_t cf = p.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-    check_cudnn(cudnnCreateTensorDescriptor(&cx), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&cy), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateFilterDescriptor(&cw), "cudnnCreateFilterDescriptor");
-    check_cudnn(cudnnCreateConvolutionDescriptor(&cc), "cudnnCreateConvolutionDescriptor");
-    const auto& i = s.in_lens;
-    const auto& w = s.wei_lens;
-    check_cudnn(cudnnSetTensor4dDescriptor(cx, cf, ct, i[0], i[1], i[2], i[3]), "cudnn x desc");
-    check_cudnn(cudnnSetFilter4dDescriptor(cw, ct, cf, w[0], w[1], w[2], w[3]), "cudnn w desc");
-    // fp32 accumulation for fp16 too (what MIOpen's half convolutions do).
-    check_cudnn(cudnnSetConvolution2dDescriptor(cc, s.pads[0], s.pads[1], s.strides[0],
-                                                s.strides[1], s.dilations[0], s.dilations[1],
-                                                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                "cudnnSetConvolution2dDescriptor");
-    check_cudnn(cudnnSetConvolutionGroupCount(cc, s.groups), "cudnnSetConvolutionGroupCount");
-    int n = 0, k = 0, ho = 0, wo = 0;
-    check_cudnn(cudnnGetConvolution2dForwardOutputDim(cc, cx, cw, &n, &k, &ho, &wo),
-                "cudnnGetConvolution2dForwardOutputDim");
-    if (n != yl[0] || k != yl[1] || ho != yl[2] || wo != yl[3])
-      throw Failure("output sizes differ between anydnn and cuDNN");
-    check_cudnn(cudnnSetTensor4dDescriptor(cy, cf, ct, n, k, ho, wo), "cudnn y desc");
-    nx = static_cast<size_t>(i[0]) * i[1] * i[2] * i[3];
-    nw = static_cast<size_t>(w[0]) * w[1] * w[2] * w[3];
-    ny = static_cast<size_t>(n) * k * ho * wo;
+    check_miopen(miopenSetNdTensorDescriptorWithLayout(my, mt, ml, g.y.data(), 4), "y desc");
+    for (int i = 0; i < 4; ++i)
+      g.x[i] = s.in_lens[i], g.w[i] = s.wei_lens[i];
+    for (int i = 0; i < 2; ++i)
+      g.pad[i] = s.pads[i], g.stride[i] = s.strides[i], g.dilation[i] = s.dilations[i];
+    g.groups = s.groups;
+    nx = static_cast<size_t>(g.x[0]) * g.x[1] * g.x[2] * g.x[3];
+    nw = static_cast<size_t>(g.w[0]) * g.w[1] * g.w[2] * g.w[3];
+    ny = static_cast<size_t>(g.y[0]) * g.y[1] * g.y[2] * g.y[3];
   }
+  size_t out_elems(int dir) const { return dir == kFwd ? ny : dir == kBwdData ? nx : nw; }
 };
 
-struct Buffers {
-  DeviceMem x, w, dy;                    // inputs, shared by both libraries
-  DeviceMem ya, yc, dxa, dxc, dwa, dwc;  // outputs: a = anydnn, c = cuDNN
-};
+std::string solver_name(miopenHandle_t h, uint64_t id) {
+  const char* name = nullptr;
+  if (anydnnGetConvSolverName(h, id, &name) == miopenStatusSuccess && name != nullptr) return name;
+  return "id " + std::to_string(id);
+}
 
-// anydnn: Find (exhaustive) ranks the solvers; the first one's algorithm is timed.
-double time_anydnn(miopenHandle_t h, cudaStream_t st, const Layer& l, Buffers& b,
-                   const DeviceMem& ws, int dir, const TimingPlan& plan, std::string* solver) {
+// The applicable solutions of `dir` in anydnn's order (records first, fastest first, then the
+// registry order).
+std::vector<miopenConvSolution_t> solutions(miopenHandle_t h, const Layer& l, int dir) {
+  size_t n = 0;
+  if (dir == kFwd)
+    check_miopen(miopenConvolutionForwardGetSolutionCount(h, l.mw, l.mx, l.mc, l.my, &n),
+                 "miopenConvolutionForwardGetSolutionCount");
+  else if (dir == kBwdData)
+    check_miopen(miopenConvolutionBackwardDataGetSolutionCount(h, l.my, l.mw, l.mc, l.mx, &n),
+                 "miopenConvolutionBackwardDataGetSolutionCount");
+  else
+    check_miopen(miopenConvolutionBackwardWeightsGetSolutionCount(h, l.my, l.mx, l.mc, l.mw, &n),
+                 "miopenConvolutionBackwardWeightsGetSolutionCount");
+  std::vector<miopenConvSolution_t> s(std::max<size_t>(n, 1));
+  size_t got = 0;
+  if (dir == kFwd)
+    check_miopen(
+        miopenConvolutionForwardGetSolution(h, l.mw, l.mx, l.mc, l.my, s.size(), &got, s.data()),
+        "miopenConvolutionForwardGetSolution");
+  else if (dir == kBwdData)
+    check_miopen(miopenConvolutionBackwardDataGetSolution(h, l.my, l.mw, l.mc, l.mx, s.size(), &got,
+                                                          s.data()),
+                 "miopenConvolutionBackwardDataGetSolution");
+  else
+    check_miopen(miopenConvolutionBackwardWeightsGetSolution(h, l.my, l.mx, l.mc, l.mw, s.size(),
+                                                             &got, s.data()),
+                 "miopenConvolutionBackwardWeightsGetSolution");
+  s.resize(std::min(got, s.size()));
+  return s;
+}
+
+// (a) Immediate mode: the first solution whose workspace fits, compiled, then its *Immediate
+// call timed.
+double time_immediate(miopenHandle_t h, cudaStream_t st, const Layer& l, const ConvIo& io,
+                      void* out, const DeviceMem& ws, int dir, const TimingPlan& plan,
+                      std::string* solver) {
+  const auto sols = solutions(h, l, dir);
+  if (sols.empty()) throw Failure("immediate mode: no solution");
+  size_t rank = 0, need = 0;
+  for (; rank < sols.size(); ++rank) {
+    const uint64_t id = sols[rank].solution_id;
+    if (dir == kFwd)
+      check_miopen(
+          miopenConvolutionForwardGetSolutionWorkspaceSize(h, l.mw, l.mx, l.mc, l.my, id, &need),
+          "miopenConvolutionForwardGetSolutionWorkspaceSize");
+    else if (dir == kBwdData)
+      check_miopen(miopenConvolutionBackwardDataGetSolutionWorkspaceSize(h, l.my, l.mw, l.mc, l.mx,
+                                                                         id, &need),
+                   "miopenConvolutionBackwardDataGetSolutionWorkspaceSize");
+    else
+      check_miopen(miopenConvolutionBackwardWeightsGetSolutionWorkspaceSize(h, l.my, l.mx, l.mc,
+                                                                            l.mw, id, &need),
+                   "miopenConvolutionBackwardWeightsGetSolutionWorkspaceSize");
+    if (need <= ws.bytes()) break;
+  }
+  if (rank == sols.size()) throw Failure("immediate mode: no solution fits the workspace");
+  const uint64_t id = sols[rank].solution_id;
+  *solver = solver_name(h, id) + (rank > 0 ? " (#" + std::to_string(rank + 1) + ")" : "");
+  if (dir == kFwd)
+    check_miopen(miopenConvolutionForwardCompileSolution(h, l.mw, l.mx, l.mc, l.my, id),
+                 "miopenConvolutionForwardCompileSolution");
+  else if (dir == kBwdData)
+    check_miopen(miopenConvolutionBackwardDataCompileSolution(h, l.my, l.mw, l.mc, l.mx, id),
+                 "miopenConvolutionBackwardDataCompileSolution");
+  else
+    check_miopen(miopenConvolutionBackwardWeightsCompileSolution(h, l.my, l.mx, l.mc, l.mw, id),
+                 "miopenConvolutionBackwardWeightsCompileSolution");
+  check_context(st);
+  void* w = need > 0 ? ws.get() : nullptr;
+  return time_call(
+      st,
+      [&] {
+        if (dir == kFwd)
+          check_miopen(miopenConvolutionForwardImmediate(h, l.mw, io.w, l.mx, io.x, l.mc, l.my, out,
+                                                         w, need, id),
+                       "miopenConvolutionForwardImmediate");
+        else if (dir == kBwdData)
+          check_miopen(miopenConvolutionBackwardDataImmediate(h, l.my, io.dy, l.mw, io.w, l.mc,
+                                                              l.mx, out, w, need, id),
+                       "miopenConvolutionBackwardDataImmediate");
+        else
+          check_miopen(miopenConvolutionBackwardWeightsImmediate(h, l.my, io.dy, l.mx, io.x, l.mc,
+                                                                 l.mw, out, w, need, id),
+                       "miopenConvolutionBackwardWeightsImmediate");
+      },
+      plan);
+}
+
+// (b), (c) Find (default or exhaustive) ranks the solvers; the first algorithm's run call is
+// timed. The solver behind it: the first solution (Find's fastest record).
+double time_find(miopenHandle_t h, cudaStream_t st, const Layer& l, const ConvIo& io, void* out,
+                 const DeviceMem& ws, int dir, bool exhaustive, const TimingPlan& plan,
+                 std::string* solver) {
   miopenConvAlgoPerf_t perf[8];
   int found = 0;
   void* w = ws.get();
   const size_t wb = ws.bytes();
-  if (dir == 0)
+  if (dir == kFwd)
+    check_miopen(miopenFindConvolutionForwardAlgorithm(h, l.mx, io.x, l.mw, io.w, l.mc, l.my, out,
+                                                       8, &found, perf, w, wb, exhaustive),
+                 "miopenFindConvolutionForwardAlgorithm");
+  else if (dir == kBwdData)
     check_miopen(
-        miopenFindConvolutionForwardAlgorithm(h, l.mx, b.x.get(), l.mw, b.w.get(), l.mc, l.my,
-                                              b.ya.get(), 8, &found, perf, w, wb, true),
-        "miopenFindConvolutionForwardAlgorithm");
-  else if (dir == 1)
-    check_miopen(
-        miopenFindConvolutionBackwardDataAlgorithm(h, l.my, b.dy.get(), l.mw, b.w.get(), l.mc, l.mx,
-                                                   b.dxa.get(), 8, &found, perf, w, wb, true),
+        miopenFindConvolutionBackwardDataAlgorithm(h, l.my, io.dy, l.mw, io.w, l.mc, l.mx, out, 8,
+                                                   &found, perf, w, wb, exhaustive),
         "miopenFindConvolutionBackwardDataAlgorithm");
   else
-    check_miopen(miopenFindConvolutionBackwardWeightsAlgorithm(h, l.my, b.dy.get(), l.mx, b.x.get(),
-                                                               l.mc, l.mw, b.dwa.get(), 8, &found,
-                                                               perf, w, wb, true),
-                 "miopenFindConvolutionBackwardWeightsAlgorithm");
+    check_miopen(
+        miopenFindConvolutionBackwardWeightsAlgorithm(h, l.my, io.dy, l.mx, io.x, l.mc, l.mw, out,
+                                                      8, &found, perf, w, wb, exhaustive),
+        "miopenFindConvolutionBackwardWeightsAlgorithm");
   check_context(st);
   if (found < 1) throw Failure("anydnn Find returned no algorithm");
-
-  // The solver behind the first algorithm: the first solution Find recorded.
-  miopenConvSolution_t sol{};
-  size_t count = 0;
-  miopenStatus_t rc = miopenStatusSuccess;
-  if (dir == 0)
-    rc = miopenConvolutionForwardGetSolution(h, l.mw, l.mx, l.mc, l.my, 1, &count, &sol);
-  else if (dir == 1)
-    rc = miopenConvolutionBackwardDataGetSolution(h, l.my, l.mw, l.mc, l.mx, 1, &count, &sol);
-  else
-    rc = miopenConvolutionBackwardWeightsGetSolution(h, l.my, l.mx, l.mc, l.mw, 1, &count, &sol);
-  const char* name = nullptr;
-  const bool named = rc == miopenStatusSuccess && count >= 1 &&
-                     anydnnGetConvSolverName(h, sol.solution_id, &name) == miopenStatusSuccess &&
-                     name != nullptr;
-  solver->assign(named ? name : "?");
+  try {
+    const auto sols = solutions(h, l, dir);
+    solver->assign(sols.empty() ? "?" : solver_name(h, sols[0].solution_id));
+  } catch (const Failure&) {
+    solver->assign("?");
+  }
 
   const float alpha = 1.0f, beta = 0.0f;
   const miopenConvAlgoPerf_t best = perf[0];
   return time_call(
       st,
       [&] {
-        if (dir == 0)
-          check_miopen(miopenConvolutionForward(h, &alpha, l.mx, b.x.get(), l.mw, b.w.get(), l.mc,
-                                                best.fwd_algo, &beta, l.my, b.ya.get(), w, wb),
+        if (dir == kFwd)
+          check_miopen(miopenConvolutionForward(h, &alpha, l.mx, io.x, l.mw, io.w, l.mc,
+                                                best.fwd_algo, &beta, l.my, out, w, wb),
                        "miopenConvolutionForward");
-        else if (dir == 1)
-          check_miopen(
-              miopenConvolutionBackwardData(h, &alpha, l.my, b.dy.get(), l.mw, b.w.get(), l.mc,
-                                            best.bwd_data_algo, &beta, l.mx, b.dxa.get(), w, wb),
-              "miopenConvolutionBackwardData");
+        else if (dir == kBwdData)
+          check_miopen(miopenConvolutionBackwardData(h, &alpha, l.my, io.dy, l.mw, io.w, l.mc,
+                                                     best.bwd_data_algo, &beta, l.mx, out, w, wb),
+                       "miopenConvolutionBackwardData");
         else
-          check_miopen(miopenConvolutionBackwardWeights(h, &alpha, l.my, b.dy.get(), l.mx,
-                                                        b.x.get(), l.mc, best.bwd_weights_algo,
-                                                        &beta, l.mw, b.dwa.get(), w, wb),
-                       "miopenConvolutionBackwardWeights");
+          check_miopen(
+              miopenConvolutionBackwardWeights(h, &alpha, l.my, io.dy, l.mx, io.x, l.mc,
+                                               best.bwd_weights_algo, &beta, l.mw, out, w, wb),
+              "miopenConvolutionBackwardWeights");
       },
       plan);
-}
-
-// cuDNN: FindEx over every algorithm with the same workspace; the fastest that ran is timed
-// with the math type it was measured with.
-double time_cudnn(cudnnHandle_t h, cudaStream_t st, const Layer& l, Buffers& b, const DeviceMem& ws,
-                  int dir, const Precision& p, const TimingPlan& plan, std::string* algo_name) {
-  void* w = ws.get();
-  const size_t wb = ws.bytes();
-  check_cudnn(cudnnSetConvolutionMathType(l.cc, p.math), "cudnnSetConvolutionMathType");
-  const float alpha = 1.0f, beta = 0.0f;
-  std::function<void()> call;
-  if (dir == 0) {
-    int max = 0, got = 0;
-    check_cudnn(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max), "MaxCount");
-    std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(1, max)));
-    check_cudnn(
-        cudnnFindConvolutionForwardAlgorithmEx(h, l.cx, b.x.get(), l.cw, b.w.get(), l.cc, l.cy,
-                                               b.yc.get(), max, &got, perf.data(), w, wb),
-        "cudnnFindConvolutionForwardAlgorithmEx");
-    const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
-    for (int i = 0; i < got && !best; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= wb) best = &perf[i];
-    if (!best) throw Failure("cuDNN FindEx: no forward algorithm ran");
-    const cudnnConvolutionFwdAlgo_t a = best->algo;
-    check_cudnn(cudnnSetConvolutionMathType(l.cc, best->mathType), "cudnnSetConvolutionMathType");
-    *algo_name = fwd_algo_name(a) + math_suffix(best->mathType);
-    call = [&, a] {
-      check_cudnn(cudnnConvolutionForward(h, &alpha, l.cx, b.x.get(), l.cw, b.w.get(), l.cc, a, w,
-                                          wb, &beta, l.cy, b.yc.get()),
-                  "cudnnConvolutionForward");
-    };
-  } else if (dir == 1) {
-    int max = 0, got = 0;
-    check_cudnn(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max), "MaxCount");
-    std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(std::max(1, max)));
-    check_cudnn(cudnnFindConvolutionBackwardDataAlgorithmEx(h, l.cw, b.w.get(), l.cy, b.dy.get(),
-                                                            l.cc, l.cx, b.dxc.get(), max, &got,
-                                                            perf.data(), w, wb),
-                "cudnnFindConvolutionBackwardDataAlgorithmEx");
-    const cudnnConvolutionBwdDataAlgoPerf_t* best = nullptr;
-    for (int i = 0; i < got && !best; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= wb) best = &perf[i];
-    if (!best) throw Failure("cuDNN FindEx: no backward-data algorithm ran");
-    const cudnnConvolutionBwdDataAlgo_t a = best->algo;
-    check_cudnn(cudnnSetConvolutionMathType(l.cc, best->mathType), "cudnnSetConvolutionMathType");
-    *algo_name = bwdd_algo_name(a) + math_suffix(best->mathType);
-    call = [&, a] {
-      check_cudnn(cudnnConvolutionBackwardData(h, &alpha, l.cw, b.w.get(), l.cy, b.dy.get(), l.cc,
-                                               a, w, wb, &beta, l.cx, b.dxc.get()),
-                  "cudnnConvolutionBackwardData");
-    };
-  } else {
-    int max = 0, got = 0;
-    check_cudnn(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max), "MaxCount");
-    std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(static_cast<size_t>(std::max(1, max)));
-    check_cudnn(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, l.cx, b.x.get(), l.cy, b.dy.get(),
-                                                              l.cc, l.cw, b.dwc.get(), max, &got,
-                                                              perf.data(), w, wb),
-                "cudnnFindConvolutionBackwardFilterAlgorithmEx");
-    const cudnnConvolutionBwdFilterAlgoPerf_t* best = nullptr;
-    for (int i = 0; i < got && !best; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= wb) best = &perf[i];
-    if (!best) throw Failure("cuDNN FindEx: no backward-filter algorithm ran");
-    const cudnnConvolutionBwdFilterAlgo_t a = best->algo;
-    check_cudnn(cudnnSetConvolutionMathType(l.cc, best->mathType), "cudnnSetConvolutionMathType");
-    *algo_name = bwdw_algo_name(a) + math_suffix(best->mathType);
-    call = [&, a] {
-      check_cudnn(cudnnConvolutionBackwardFilter(h, &alpha, l.cx, b.x.get(), l.cy, b.dy.get(), l.cc,
-                                                 a, w, wb, &beta, l.cw, b.dwc.get()),
-                  "cudnnConvolutionBackwardFilter");
-    };
-  }
-  check_context(st);
-  return time_call(st, call, plan);
 }
 
 // A workspace as large as asked, or the largest power-of-two fraction that fits.
@@ -292,10 +239,54 @@ DeviceMem workspace(size_t mb) {
   return DeviceMem();
 }
 
+// The three anydnn paths and the peer for one (layer, direction).
+void run_direction(miopenHandle_t mh, cudaStream_t st, CudnnConvPeer& peer, const Layer& l,
+                   const ConvIo& in, const DeviceMem& ws, int dir, const ConvPrecision& p,
+                   const Options& o, Row& r) {
+  const size_t n = l.out_elems(dir);
+  const size_t bytes = n * dtype_size(p.type);
+  // Outputs: anydnn immediate, default, exhaustive, then cuDNN.
+  std::array<DeviceMem, 4> out;
+  for (auto& m : out)
+    m = DeviceMem(bytes, "output");
+  const char* path[3] = {"immediate", "default Find", "exhaustive Find"};
+  std::array<double*, 3> ms = {&r.imm_ms, &r.def_ms, &r.any_ms};
+  std::array<std::string*, 3> solver = {&r.imm_solver, &r.def_solver, &r.any_solver};
+  for (int i = 0; i < 3; ++i) {
+    try {
+      *ms[i] = i == 0 ? time_immediate(mh, st, l, in, out[i].get(), ws, dir, o.plan, solver[i])
+                      : time_find(mh, st, l, in, out[i].get(), ws, dir, i == 2, o.plan, solver[i]);
+    } catch (const Failure& e) {
+      r.note += std::string("anydnn ") + path[i] + ": " + e.what() + " ";
+    }
+  }
+  try {
+    ConvIo io = in;
+    io.out = out[3].get();
+    r.cud_ms = peer.run(l.g, static_cast<ConvDir>(dir), io, o.plan, &r.cud_algo);
+  } catch (const Failure& e) {
+    r.note += std::string("cuDNN: ") + e.what();
+  }
+  if (!o.verify || !std::isfinite(r.cud_ms)) return;
+  // The worst of the anydnn paths that ran.
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(*ms[i])) continue;
+    try {
+      const Diff d = compare(out[i].get(), out[3].get(), p.type, n, st);
+      const std::string v = !d.finite ? "NONFINITE" : d.rel_l2 <= p.tol ? "ok" : "MISMATCH";
+      if (v != "ok") r.note += std::string(path[i]) + ": " + v + " ";
+      if (!(r.rel_err >= d.rel_l2)) r.rel_err = d.rel_l2;  // NaN-safe maximum
+      if (r.verify == "-" || r.verify == "ok") r.verify = v;
+    } catch (const Failure& e) {
+      r.note += std::string("verify: ") + e.what();
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Row> run_conv(const Options& o, const std::string& precision) {
-  const Precision p = precision_of(precision);
+  const ConvPrecision p = conv_precision_of(precision);
   // Read by anydnn when its first handle is created (the configuration is read once per
   // process), hence one process per precision.
   setenv("ANYDNN_CONV_ALLOW_TF32", p.tf32 ? "1" : "0", 1);
@@ -318,15 +309,30 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
   check_cudnn(cudnnCreate(&ch), "cudnnCreate");
   check_cudnn(cudnnSetStream(ch, st), "cudnnSetStream");
   const DeviceMem ws = workspace(o.workspace_mb);
+  std::unique_ptr<CudnnConvPeer> peer;
+  std::string why_legacy;
+  if (o.cudnn_api != "legacy") {
+    peer = make_frontend_cudnn_peer(ch, st, p, ws);
+    if (!peer) {
+      if (o.cudnn_api == "frontend") throw Fatal("--cudnn-api frontend: built without its headers");
+      why_legacy = " [LEGACY PEER: built without the cuDNN frontend headers]";
+    }
+  }
+  if (!peer) peer = make_legacy_cudnn_peer(ch, st, p, ws);
 
-  char title[512];
+  const char* find_mode = std::getenv("MIOPEN_FIND_MODE");
+  char title[2048];
   std::snprintf(title, sizeof title,
                 "%s: %s, %zu layers at N=%d, workspace %zu MiB for both, %s, up to %d warm-up + "
-                "%d timed calls (median), verify tol %.0e",
+                "%d timed calls (median), verify tol %.0e; anydnn: immediate (first solution), "
+                "default Find (find mode %s), exhaustive Find; peer: %s%s",
                 p.group.c_str(), file.substr(file.find_last_of('/') + 1).c_str(), layers.size(),
                 o.batch, ws.bytes() >> 20, environment_line().c_str(), o.plan.warmup, o.plan.iters,
-                p.tol);
-  print_header(title);
+                p.tol, find_mode ? find_mode : "library default", peer->description().c_str(),
+                why_legacy.c_str());
+  print_header(title, true);
+  if (!why_legacy.empty())
+    std::fprintf(stderr, "gpu_vs_cudnn conv: the peer is cuDNN's LEGACY API (no frontend)\n");
 
   std::vector<Row> rows;
   auto emit = [&](const Row& r) {
@@ -342,23 +348,18 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
     base.count = count;
     base.work = bench::layer_flops(spec) / 1e9;
     base.unit = "GFLOP";
+    base.cud_api = peer->api();
     Layer l;
-    Buffers b;
+    DeviceMem x, w, dy;
     try {
       l.init(spec, p);
       const size_t es = dtype_size(p.type);
-      b.x = DeviceMem(l.nx * es, "x");
-      b.w = DeviceMem(l.nw * es, "w");
-      b.dy = DeviceMem(l.ny * es, "dy");
-      b.ya = DeviceMem(l.ny * es, "y");
-      b.yc = DeviceMem(l.ny * es, "y");
-      b.dxa = DeviceMem(l.nx * es, "dx");
-      b.dxc = DeviceMem(l.nx * es, "dx");
-      b.dwa = DeviceMem(l.nw * es, "dw");
-      b.dwc = DeviceMem(l.nw * es, "dw");
-      fill_uniform(b.x.get(), p.type, l.nx, seed++, -1, 1, st);
-      fill_uniform(b.w.get(), p.type, l.nw, seed++, -1, 1, st);
-      fill_uniform(b.dy.get(), p.type, l.ny, seed++, -1, 1, st);
+      x = DeviceMem(l.nx * es, "x");
+      w = DeviceMem(l.nw * es, "w");
+      dy = DeviceMem(l.ny * es, "dy");
+      fill_uniform(x.get(), p.type, l.nx, seed++, -1, 1, st);
+      fill_uniform(w.get(), p.type, l.nw, seed++, -1, 1, st);
+      fill_uniform(dy.get(), p.type, l.ny, seed++, -1, 1, st);
       check_context(st);
     } catch (const Failure& e) {
       for (const char* d : kDirs) {
@@ -369,35 +370,20 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
       }
       continue;
     }
+    const ConvIo in{x.get(), w.get(), dy.get(), nullptr};
     for (int dir = 0; dir < 3; ++dir) {
       Row r = base;
       r.dir = kDirs[dir];
       try {
-        r.any_ms = time_anydnn(mh, st, l, b, ws, dir, o.plan, &r.any_solver);
-      } catch (const Failure& e) {
-        r.note += std::string("anydnn: ") + e.what() + " ";
-      }
-      try {
-        r.cud_ms = time_cudnn(ch, st, l, b, ws, dir, p, o.plan, &r.cud_algo);
-      } catch (const Failure& e) {
-        r.note += std::string("cuDNN: ") + e.what();
-      }
-      if (o.verify && std::isfinite(r.any_ms) && std::isfinite(r.cud_ms)) {
-        const DeviceMem& a = dir == 0 ? b.ya : dir == 1 ? b.dxa : b.dwa;
-        const DeviceMem& c = dir == 0 ? b.yc : dir == 1 ? b.dxc : b.dwc;
-        const size_t n = dir == 0 ? l.ny : dir == 1 ? l.nx : l.nw;
-        try {
-          const Diff d = compare(a.get(), c.get(), p.type, n, st);
-          r.rel_err = d.rel_l2;
-          r.verify = !d.finite ? "NONFINITE" : d.rel_l2 <= p.tol ? "ok" : "MISMATCH";
-        } catch (const Failure& e) {
-          r.note += std::string("verify: ") + e.what();
-        }
+        run_direction(mh, st, *peer, l, in, ws, dir, p, o, r);
+      } catch (const Failure& e) {  // output buffers
+        r.note += std::string("setup: ") + e.what();
       }
       emit(r);
     }
   }
   print_summary(rows, p.group);
+  peer.reset();
   cudnnDestroy(ch);
   miopenDestroy(mh);
   cudaStreamDestroy(st);

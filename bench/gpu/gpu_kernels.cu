@@ -1,4 +1,5 @@
 // Device-side random fill and the host-side comparison of two device arrays.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -24,6 +25,9 @@ __device__ __forceinline__ void store(float* p, float v) {
 __device__ __forceinline__ void store(__half* p, float v) {
   *p = __float2half_rn(v);
 }
+__device__ __forceinline__ void store(__nv_bfloat16* p, float v) {
+  *p = __float2bfloat16_rn(v);
+}
 
 template <class T>
 __global__ void fill_kernel(T* p, size_t n, uint64_t seed, float lo, float scale) {
@@ -47,9 +51,12 @@ void fill_uniform(void* dst, DType t, size_t n, uint64_t seed, float lo, float h
   if (t == DType::F32)
     fill_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(static_cast<float*>(dst), n,
                                                                        s, lo, hi - lo);
-  else
+  else if (t == DType::F16)
     fill_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(static_cast<__half*>(dst), n,
                                                                        s, lo, hi - lo);
+  else
+    fill_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+        static_cast<__nv_bfloat16*>(dst), n, s, lo, hi - lo);
   check_cuda(cudaGetLastError(), "fill_uniform launch");
 }
 
@@ -68,6 +75,9 @@ inline double value(float v) {
 }
 inline double value(__half v) {
   return __half2float(v);
+}
+inline double value(__nv_bfloat16 v) {
+  return __bfloat162float(v);
 }
 
 template <class T>
@@ -102,11 +112,15 @@ bool finite_as(const void* a, size_t n, cudaStream_t stream) {
 }  // namespace
 
 Diff compare(const void* a, const void* b, DType t, size_t n, cudaStream_t stream) {
-  return t == DType::F32 ? compare_as<float>(a, b, n, stream) : compare_as<__half>(a, b, n, stream);
+  if (t == DType::F32) return compare_as<float>(a, b, n, stream);
+  if (t == DType::F16) return compare_as<__half>(a, b, n, stream);
+  return compare_as<__nv_bfloat16>(a, b, n, stream);
 }
 
 bool all_finite(const void* a, DType t, size_t n, cudaStream_t stream) {
-  return t == DType::F32 ? finite_as<float>(a, n, stream) : finite_as<__half>(a, n, stream);
+  if (t == DType::F32) return finite_as<float>(a, n, stream);
+  if (t == DType::F16) return finite_as<__half>(a, n, stream);
+  return finite_as<__nv_bfloat16>(a, n, stream);
 }
 
 }  // namespace anydnn::gpubench

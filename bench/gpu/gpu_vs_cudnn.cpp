@@ -4,12 +4,14 @@
 //   gpu_vs_cudnn conv|bn|rnn|all [--precision LIST] [--shapes FILE] [--conv-shapes FILE]
 //                [--bn-shapes FILE] [--rnn-shapes FILE] [--batch N] [--filter TEXT]
 //                [--warmup N] [--iters N] [--budget-ms MS] [--workspace-mb MB]
-//                [--csv OUT.csv] [--quick] [--no-verify] [--list]
+//                [--cudnn-api frontend|legacy] [--csv OUT.csv] [--quick] [--no-verify] [--list]
 //
 // conv: ResNet-50 v1.5 layers at N=32 (--batch), fwd / bwd data / bwd weights, precisions
-//   fp32 (strict: no TF32 on either side), tf32 (anydnn with ANYDNN_CONV_ALLOW_TF32=1, cuDNN
-//   default math), fp16 (NHWC on both sides, fp32 accumulation). anydnn: Find (exhaustive),
-//   then the first algorithm's run call; cuDNN: FindEx with the same workspace, then the first.
+//   fp32 (strict: no TF32 on either side), tf32 (TF32 allowed on both sides), fp16 and bf16
+//   (NHWC on both sides, fp32 accumulation). anydnn, three paths in this order: immediate mode
+//   (first solution), default Find, exhaustive Find, each followed by its timed run call. cuDNN:
+//   the frontend graph API, every plan of heuristics A + fallback built and timed, the fastest
+//   kept (the legacy FindEx without the frontend headers or with --cudnn-api legacy).
 // bn: spatial BN shapes, forward training + backward, fp32 NCHW and fp16 NHWC (fp32 params).
 // rnn: DeepBench RNN training set, fwd / bwd data / bwd weights, fp32 (fp16 on request).
 // Times are medians of CUDA-event-timed calls; ratio = anydnn / cuDNN (below 1: anydnn
@@ -39,8 +41,8 @@ void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s conv|bn|rnn|all [--precision LIST] [--shapes FILE] [--conv-shapes F] "
                "[--bn-shapes F] [--rnn-shapes F] [--batch N] [--filter TEXT] [--warmup N] "
-               "[--iters N] [--budget-ms MS] [--workspace-mb MB] [--csv OUT.csv] [--quick] "
-               "[--no-verify] [--list]\n",
+               "[--iters N] [--budget-ms MS] [--workspace-mb MB] [--cudnn-api frontend|legacy] "
+               "[--csv OUT.csv] [--quick] [--no-verify] [--list]\n",
                argv0);
 }
 
@@ -58,9 +60,10 @@ struct Job {
 
 int run_in_process(Options o, const Job& j) {
   o.shapes = j.shapes;
-  // The CUDA backend, Find measuring every solver, records in a fresh per-process find-db.
+  // The CUDA backend, the library's default find mode (conv's default-Find path measures that;
+  // its exhaustive path always measures), records in a fresh per-process find-db.
   setenv("MIOPEN_BACKEND", "cuda", 1);
-  setenv("MIOPEN_FIND_MODE", "NORMAL", 1);
+  unsetenv("MIOPEN_FIND_MODE");
   use_scratch_find_db();
   if (!o.csv.empty() && !o.csv_append) write_csv_header(o.csv);
   try {
@@ -93,6 +96,7 @@ std::string run_child(const Options& o, const Job& j, const std::string& csv) {
                                    "--csv-append"};
   if (!j.shapes.empty()) args.insert(args.end(), {"--shapes", j.shapes});
   if (!o.filter.empty()) args.insert(args.end(), {"--filter", o.filter});
+  if (!o.cudnn_api.empty()) args.insert(args.end(), {"--cudnn-api", o.cudnn_api});
   if (o.quick) args.push_back("--quick");
   if (!o.verify) args.push_back("--no-verify");
   if (o.list) args.push_back("--list");
@@ -160,6 +164,8 @@ int main(int argc, char** argv) {
       o.plan.budget_ms = std::atof(next().c_str()), budget_set = true;
     else if (a == "--workspace-mb")
       o.workspace_mb = static_cast<size_t>(std::atol(next().c_str()));
+    else if (a == "--cudnn-api")
+      o.cudnn_api = next();
     else if (a == "--csv")
       o.csv = next();
     else if (a == "--csv-append")
@@ -181,6 +187,10 @@ int main(int argc, char** argv) {
     if (!iters_set) o.plan.iters = 5;
     if (!budget_set) o.plan.budget_ms = 100;
   }
+  if (!o.cudnn_api.empty() && o.cudnn_api != "frontend" && o.cudnn_api != "legacy") {
+    std::fprintf(stderr, "--cudnn-api is frontend or legacy\n");
+    return 1;
+  }
   if (o.mode != "conv" && o.mode != "bn" && o.mode != "rnn" && o.mode != "all") {
     usage(argv[0]);
     return 1;
@@ -199,7 +209,7 @@ int main(int argc, char** argv) {
     for (const std::string& p : split(precision.empty() || o.mode == "all" ? def : precision))
       jobs.push_back({mode, p, file});
   };
-  add("conv", "fp32,tf32,fp16", conv_shapes);
+  add("conv", "fp32,tf32,fp16,bf16", conv_shapes);
   add("bn", "fp32,fp16", bn_shapes);
   add("rnn", "fp32", rnn_shapes);
   if (jobs.empty()) {
