@@ -156,7 +156,9 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
     return (start[t] + rank) * vec;
   };
   const size_t nx = layout == miopenRNNDataSeqMajorNotPadded ? rows : static_cast<size_t>(B) * maxT;
-  std::uniform_real_distribution<float> data(-1.0f, 1.0f), weights(-0.1f, 0.1f);
+  // MIOpen's rnn_seq driver ranges (its rnn_seq_driver.hpp; see kRnnDataLo in rnn_driver.hpp).
+  std::uniform_real_distribution<float> data(kRnnDataLo, kRnnDataHi),
+      weights(kRnnWeightLo, kRnnWeightHi);
   // Host tensors in the call's type; inputs drawn in float and stored rounded to it, so the
   // references see exactly the values the library reads; outputs poisoned, so that anything
   // left unwritten fails verification.

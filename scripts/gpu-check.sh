@@ -4,7 +4,8 @@
 #   2. runs the GPU suite (CTest label gpu): every CUDA solver and kernel against the double
 #      references on device memory, and MIOpen's driver dev cases on the CUDA backend with -V 1,
 #   3. runs MIOpenDriver on a ResNet-50 layer on CUDA (-V 1 -t 1),
-#   4. runs the GPU benchmark against cuDNN (scripts/bench-gpu.sh), unless SKIP_BENCH=1.
+#   4. runs the GPU benchmark against cuDNN (scripts/bench-gpu.sh), unless SKIP_BENCH=1,
+#   5. with CASES=1, MIOpen's cases and the shape sets at full size (scripts/run-cases.sh).
 # BUILD_DIR (default build-gpu), ANYDNN_CUDA_ARCH (default 90), CTEST_ARGS (extra ctest flags).
 # Extra arguments go to cmake. Exit status: non-zero when a step fails.
 set -euo pipefail
@@ -22,6 +23,10 @@ ctest -L gpu --output-on-failure -j 4 ${CTEST_ARGS:-} || status=1
 echo "== MIOpenDriver on CUDA"
 MIOPEN_BACKEND=cuda MIOPEN_USER_DB_PATH="$build/gpu-check-db" ./bin/MIOpenDriver conv -n 32 \
   -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 0 -V 1 -t 1 || status=1
+if [ "${CASES:-0}" = 1 ]; then
+  echo "== full-size cases on CUDA (scripts/run-cases.sh)"
+  "$root/scripts/run-cases.sh" "$build/bin/MIOpenDriver" "$build/cases" || status=1
+fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== GPU benchmark vs cuDNN"
   "$root/scripts/bench-gpu.sh" "$build/bench-gpu" || status=1
