@@ -11,6 +11,9 @@
 #include <utility>
 
 #include "conv_reference.hpp"
+#if ANYDNN_DRIVER_CUDA
+#include "conv_reference_gpu.hpp"
+#endif
 #include "verify.hpp"
 
 namespace anydnn::driver {
@@ -587,15 +590,55 @@ miopenStatus_t ConvDriver::run_bias(bool forward) {
   return rc;
 }
 
-bool ConvDriver::verify(Dir d) {
+// The reference result of direction d: on the GPU when the tensors live there and
+// MIOPEN_DRIVER_USE_GPU_REFERENCE is not 0 (MIOpen's driver default), else on the CPU. A GPU
+// reference that fails (out of memory, say) falls back to the CPU one with a note.
+std::vector<double> ConvDriver::reference(Dir d, bool& on_gpu) {
   const ref::ConvParams p{spec_.pads, spec_.strides, spec_.dilations, spec_.groups};
-  std::vector<double> expected;
-  HostTensor& out = output_of(d);
   // A transposed convolution's forward is the plain convolution's backward data, and so on.
+  const auto compute = [&](auto fwd, auto bwd, auto wrw, const ref::TensorView& x,
+                           const ref::TensorView& w, const ref::TensorView& dy) {
+    switch (d) {
+      case Dir::Fwd:
+        return transpose_ ? bwd(x, w, p, y_.lens) : fwd(x, w, p, y_.lens);
+      case Dir::Bwd:
+        return transpose_ ? fwd(dy, w, p, dx_.lens) : bwd(dy, w, p, dx_.lens);
+      case Dir::Wrw:
+        break;
+    }
+    return transpose_ ? wrw(dy, x, p, dw_.lens) : wrw(x, dy, p, dw_.lens);
+  };
+  on_gpu = false;
+#if ANYDNN_DRIVER_CUDA
+  const char* env = std::getenv("MIOPEN_DRIVER_USE_GPU_REFERENCE");
+  if (memory_ == Memory::Cuda && !(env != nullptr && std::string(env) == "0")) {
+    try {
+      const auto on_device = [](const HostTensor& h, const DeviceBuffer& b) {
+        ref::TensorView v = h.view();
+        v.data = b.data();
+        return v;
+      };
+      auto r = compute(ref::gpu::conv_forward, ref::gpu::conv_backward_data,
+                       ref::gpu::conv_backward_weights, on_device(x_, x_dev_),
+                       on_device(w_, w_dev_), on_device(dy_, dy_dev_));
+      on_gpu = true;
+      return r;
+    } catch (const std::exception& e) {
+      std::cout << "GPU reference unavailable (" << e.what() << "), using the CPU reference"
+                << std::endl;
+    }
+  }
+#endif
+  return compute(ref::conv_forward, ref::conv_backward_data, ref::conv_backward_weights, x_.view(),
+                 w_.view(), dy_.view());
+}
+
+bool ConvDriver::verify(Dir d) {
+  bool on_gpu = false;
+  std::vector<double> expected = reference(d, on_gpu);
+  HostTensor& out = output_of(d);
   switch (d) {
     case Dir::Fwd:
-      expected = transpose_ ? ref::conv_backward_data(x_.view(), w_.view(), p, y_.lens)
-                            : ref::conv_forward(x_.view(), w_.view(), p, y_.lens);
       if (flags_.get_int("bias") != 0) {
         const size_t k = y_.lens[1], inner = expected.size() / (y_.lens[0] * k);
         for (size_t i = 0; i < expected.size(); ++i)
@@ -603,12 +646,7 @@ bool ConvDriver::verify(Dir d) {
       }
       break;
     case Dir::Bwd:
-      expected = transpose_ ? ref::conv_forward(dy_.view(), w_.view(), p, dx_.lens)
-                            : ref::conv_backward_data(dy_.view(), w_.view(), p, dx_.lens);
-      break;
     case Dir::Wrw:
-      expected = transpose_ ? ref::conv_backward_weights(dy_.view(), x_.view(), p, dw_.lens)
-                            : ref::conv_backward_weights(x_.view(), dy_.view(), p, dw_.lens);
       break;
   }
   const double err = ref::rms_range(expected, ref::to_logical(out.view()));
@@ -628,8 +666,8 @@ bool ConvDriver::verify(Dir d) {
     std::cout << t.verify_label << " FAILED: " << err << " > " << tol << std::endl;
     return false;
   }
-  std::cout << t.verify_label << " Verifies OK on CPU reference (" << err << " < " << tol << ')'
-            << std::endl;
+  std::cout << t.verify_label << " Verifies OK on " << (on_gpu ? "GPU" : "CPU") << " reference ("
+            << err << " < " << tol << ')' << std::endl;
   return true;
 }
 

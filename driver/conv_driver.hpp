@@ -51,6 +51,7 @@ class ConvDriver {
   miopenStatus_t run_bias(bool forward);
   miopenConvSolution_t solution_after_find(Dir d, int algo);
   void print_time(Dir d, float total_ms, float first_ms) const;
+  std::vector<double> reference(Dir d, bool& on_gpu);
   bool verify(Dir d);
   bool verify_bias();
   std::string solver_name(uint64_t id) const;

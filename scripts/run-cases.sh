@@ -8,7 +8,8 @@
 # resnet50_v15.txt and deepbench_conv_training.txt (conv, all three directions),
 # deepbench_rnn_training.txt (forward and backward), bnorm.txt (training forward + backward,
 # and inference). JOBS cases run at once (default 4), each with OMP_NUM_THREADS = cores / JOBS
-# for its CPU reference; CASE_TIMEOUT seconds each (default 600). Prints one line per case
+# for its CPU reference; CASE_TIMEOUT seconds each (default 600). CASE_SETS picks lists (default
+# all: dev-conv dev-bnorm dev-rnn dev-rnnfp16 resnet50 deepbench-conv deepbench-rnn bnorm). Prints one line per case
 # (PASS/FAIL, seconds, the command) and a summary; writes cases.log with every output.
 # Exit status: non-zero when a case fails.
 set -uo pipefail
@@ -24,17 +25,26 @@ list=$out/cases.txt
 : > "$list"
 lines() { grep -v '^[[:space:]]*#' "$1" | grep -v '^[[:space:]]*$'; }
 # -F / --forw given last wins in the driver's flag parser.
-lines "$root/tests/problems/miopen_dev_cases_conv.txt" | sed 's/$/ -F 0 -V 1 -i 1/' >> "$list"
-lines "$root/tests/problems/miopen_dev_cases_bnorm.txt" | sed 's/$/ -V 1 -i 1/' >> "$list"
-lines "$root/tests/problems/miopen_dev_cases_rnn.txt" | sed 's/$/ -V 1 -i 1/' >> "$list"
-lines "$root/tests/problems/miopen_dev_cases_rnn.txt" |
-  sed -e 's/^rnn_seq /rnn_seqfp16 /' -e 's/^rnn /rnnfp16 /' -e 's/$/ -V 1 -i 1/' >> "$list"
-for f in resnet50_v15 deepbench_conv_training; do
-  lines "$root/bench/shapes/$f.txt" | sed 's/$/ -F 0 -V 1 -i 1/' >> "$list"
-done
-lines "$root/bench/shapes/deepbench_rnn_training.txt" | sed 's/$/ -F 0 -V 1 -i 1/' >> "$list"
-lines "$root/bench/shapes/bnorm.txt" | grep '^bnorm' | sed 's/$/ -F 1 -b 1 -s 1 -r 1 -V 1 -i 1/' >> "$list"
-lines "$root/bench/shapes/bnorm.txt" | grep '^bnorm' | sed 's/$/ -F 2 -b 0 -V 1 -i 1/' >> "$list"
+sets=${CASE_SETS:-dev-conv dev-bnorm dev-rnn dev-rnnfp16 resnet50 deepbench-conv deepbench-rnn bnorm}
+for set in $sets; do
+  case $set in
+    dev-conv) lines "$root/tests/problems/miopen_dev_cases_conv.txt" | sed 's/$/ -F 0 -V 1 -i 1/' ;;
+    dev-bnorm) lines "$root/tests/problems/miopen_dev_cases_bnorm.txt" | sed 's/$/ -V 1 -i 1/' ;;
+    dev-rnn) lines "$root/tests/problems/miopen_dev_cases_rnn.txt" | sed 's/$/ -V 1 -i 1/' ;;
+    dev-rnnfp16)
+      lines "$root/tests/problems/miopen_dev_cases_rnn.txt" |
+        sed -e 's/^rnn_seq /rnn_seqfp16 /' -e 's/^rnn /rnnfp16 /' -e 's/$/ -V 1 -i 1/' ;;
+    resnet50) lines "$root/bench/shapes/resnet50_v15.txt" | sed 's/$/ -F 0 -V 1 -i 1/' ;;
+    deepbench-conv)
+      lines "$root/bench/shapes/deepbench_conv_training.txt" | sed 's/$/ -F 0 -V 1 -i 1/' ;;
+    deepbench-rnn)
+      lines "$root/bench/shapes/deepbench_rnn_training.txt" | sed 's/$/ -F 0 -V 1 -i 1/' ;;
+    bnorm)
+      lines "$root/bench/shapes/bnorm.txt" | grep '^bnorm' | sed 's/$/ -F 1 -b 1 -s 1 -r 1 -V 1 -i 1/'
+      lines "$root/bench/shapes/bnorm.txt" | grep '^bnorm' | sed 's/$/ -F 2 -b 0 -V 1 -i 1/' ;;
+    *) echo "run-cases: unknown set $set" >&2; exit 2 ;;
+  esac
+done >> "$list"
 echo "$(wc -l < "$list") cases, $jobs at a time, OMP_NUM_THREADS=$OMP_NUM_THREADS, backend $MIOPEN_BACKEND"
 
 run_one() {
