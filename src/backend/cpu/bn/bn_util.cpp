@@ -147,12 +147,7 @@ void BnCall::set_backward_sums(size_t g, double sum_dy, double sum_dy_xc) {
 }
 
 void BnCall::dx_coefs(size_t g, float* a, float* b, float* m, float* c) const {
-  const double sa = scale_[g] * invstd_[g];
-  *a = static_cast<float>(sa);
-  *b = static_cast<float>(-sa * invstd_[g] * dscale_[g] / m_);
-  *m = static_cast<float>(mean_[g]);
-  *c = static_cast<float>(-sa * dbias_[g] / m_ -
-                          static_cast<double>(*b) * (mean_[g] - static_cast<double>(*m)));
+  dx_coefs_range(g, 1, a, b, m, c);
 }
 
 void BnCall::set_stats_range(size_t g0, long n, const float* mean, const float* dev,
@@ -195,10 +190,15 @@ void BnCall::dx_coefs_range(size_t g0, long n, float* a, float* b, float* m, flo
     const size_t g = g0 + static_cast<size_t>(i);
     const double sa = scale_[g] * invstd_[g];
     const double sb = -sa * invstd_[g] * dscale_[g] * inv_m;
-    a[i] = static_cast<float>(sa);
+    // dx = sa / m * ((m * dy - dbias) - xhat * dscale), MIOpen's order. With one value per
+    // group (per-activation with N = 1) m * dy - dbias is exactly 0; the factored form below
+    // would compute it as sa * dy - sa * dbias in fp32, leaving rounding noise 1e-7 * sa * |dy|
+    // where the result is of order sa * xhat^2 * dy (issue [one-path] 6). So that term goes.
+    const bool single = m_ == 1.0;
+    a[i] = single ? 0.0f : static_cast<float>(sa);
     b[i] = static_cast<float>(sb);
     m[i] = static_cast<float>(mean_[g]);
-    c[i] = static_cast<float>(-sa * dbias_[g] * inv_m -
+    c[i] = static_cast<float>((single ? 0.0 : -sa * dbias_[g] * inv_m) -
                               static_cast<double>(b[i]) * (mean_[g] - static_cast<double>(m[i])));
   }
 }

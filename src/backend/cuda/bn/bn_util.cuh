@@ -189,10 +189,13 @@ __device__ inline void backward_coefs(const GroupArgs& a, long long g, double su
   }
   const double sa = static_cast<double>(param_load(a.scale_d, a.scale, g)) * s.invstd;
   const float kb = static_cast<float>(-sa * s.invstd * dscale / a.m);
-  s.k[0] = static_cast<float>(sa);
+  // One value per group: m * dy - dbias is exactly 0 (MIOpen's order), so the dy and dbias
+  // terms, which would only add fp32 rounding noise, go (backend/cpu/bn/bn_util.cpp says more).
+  const bool single = a.m == 1.0;
+  s.k[0] = single ? 0.0f : static_cast<float>(sa);
   s.k[1] = kb;
   s.k[2] = mf;
-  s.k[3] = static_cast<float>(-sa * dbias / a.m -
+  s.k[3] = static_cast<float>((single ? 0.0 : -sa * dbias / a.m) -
                               static_cast<double>(kb) * (s.mean - static_cast<double>(mf)));
 }
 
