@@ -162,6 +162,17 @@ bool fits(Handle& handle, const ConvProblem& p, const ConvSolverEntry& e, const 
   return ws <= bufs.workspace_size && (ws == 0 || bufs.workspace != nullptr);
 }
 
+// The algorithm Find reports a solver under, in the direction's own enum. MIOpen's
+// miopenConvBwdWeightsAlgorithm_t has no FFT value (GEMM 0, Direct 1, Winograd 3,
+// ImplicitGEMM 5), so the FFT weights solver (FftWrw: batched products in the frequency
+// domain) competes in, and is reported and run under, the GEMM slot; immediate mode still lists
+// it with miopenConvolutionAlgoFFT, a value of miopenConvAlgorithm_t (docs/adding-a-solver.md).
+miopenConvAlgorithm_t find_algorithm(const ConvSolver& s, ConvDirection d) {
+  if (d == ConvDirection::BackwardWeights && s.algorithm() == miopenConvolutionAlgoFFT)
+    return miopenConvolutionAlgoGEMM;
+  return s.algorithm();
+}
+
 struct Ranked {
   const ConvSolverEntry* entry;
   double estimate_ms;  // negative: the solver has no cost model
@@ -220,6 +231,7 @@ std::vector<ConvFindEntry> usable_entries(Handle& handle, const ConvProblem& p,
     if (it == solvers.end() || !fits(handle, p, **it, bufs)) continue;
     ConvFindEntry e = r;
     e.workspace_size = (*it)->solver->workspace_size(handle.context(), p);
+    e.algorithm = find_algorithm(*(*it)->solver, p.direction());
     out.push_back(e);
   }
   return out;
@@ -234,7 +246,8 @@ std::vector<ConvFindEntry> fallback_entries(Handle& handle, const ConvProblem& p
   std::vector<ConvFindEntry> regular, fallback;
   for (const auto& [e, estimate] : rank_by_model(handle, p, solvers)) {
     if (!fits(handle, p, *e, bufs)) continue;
-    ConvFindEntry entry{e->id, std::string(e->solver->name()), e->solver->algorithm(), -1.0f,
+    ConvFindEntry entry{e->id, std::string(e->solver->name()),
+                        find_algorithm(*e->solver, p.direction()), -1.0f,
                         e->solver->workspace_size(handle.context(), p)};
     (e->solver->fallback_only() ? fallback : regular).push_back(entry);
   }
@@ -354,12 +367,12 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
     const size_t ws = s.workspace_size(handle.context(), p);
     ConvInvoker invoker = s.make_invoker(handle.context(), p);
     const float ms = time_invoker(handle, invoker, bufs);
-    ConvFindEntry entry{e->id, std::string(s.name()), s.algorithm(), ms, ws};
+    ConvFindEntry entry{e->id, std::string(s.name()), find_algorithm(s, p.direction()), ms, ws};
     log_message(
         cfg, LogLevel::Info2, fn,
         std::string(s.name()) + ": " + std::to_string(ms) + " ms, workspace " + std::to_string(ws));
     timed.push_back(entry);
-    const int algo = static_cast<int>(s.algorithm());
+    const int algo = static_cast<int>(entry.algorithm);
     const auto it = best.find(algo);
     if (it == best.end() || ms < it->second.first.time_ms) best[algo] = {entry, std::move(invoker)};
   }
