@@ -3,6 +3,8 @@
 // data and weights. The sequence-tensor API: rnn_seq_api.cpp; the LogCmdRNN line: rnn_call.cpp.
 #include <miopen/miopen.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "api/api_guard.hpp"
@@ -20,12 +22,27 @@ using namespace anydnn::api;
 
 namespace {
 
-// Input size I from a 2-D [batch, I] input descriptor.
+// The first `want` lengths of an RNN descriptor, which may carry trailing lengths of 1 beyond
+// them: PyTorch's MIOpen path (aten/src/ATen/native/miopen/RNN_miopen.cpp) describes each step as
+// [batch, features, 1] (packed input) or [batch, features, 1, 1, 1], and hx / cx as
+// [layers*directions, batch, hidden, 1, 1]; MIOpen reads only the leading lengths and accepts
+// them, so anydnn does too. Anything else past `want` is BadParm with the reason.
+std::vector<size_t> leading_lens(const TensorDescriptor& t, size_t want, const std::string& name,
+                                 const char* shape) {
+  const auto& l = t.lens();
+  ANYDNN_CHECK_BADPARM(l.size() >= want, name << " must be " << want << "-D " << shape
+                                              << " (trailing lengths of 1 allowed), got "
+                                              << l.size() << "-D");
+  for (size_t i = want; i < l.size(); ++i)
+    ANYDNN_CHECK_BADPARM(l[i] == 1, name << " must be " << shape
+                                         << " (trailing lengths of 1 allowed), length " << i
+                                         << " is " << l[i]);
+  return {l.begin(), l.begin() + static_cast<std::ptrdiff_t>(want)};
+}
+
+// Input size I from a [batch, I] input descriptor.
 size_t input_size(miopenTensorDescriptor_t x, const char* name = "xDesc") {
-  const TensorDescriptor& t = deref_set(x, name);
-  ANYDNN_CHECK_BADPARM(t.num_dims() == 2,
-                       name << " must be 2-D [batch, input size], got " << t.num_dims() << "-D");
-  return t.lens()[1];
+  return leading_lens(deref_set(x, name), 2, name, "[batch, input size]")[1];
 }
 
 // The per-step descriptor array of a legacy call: batch sizes and the input width.
@@ -36,12 +53,12 @@ RnnShape shape_of(const RnnDescriptor& d, int seq_len, const miopenTensorDescrip
   size_t input = 0;
   for (int t = 0; t < seq_len; ++t) {
     const TensorDescriptor& x = deref_set(xDesc[t], "xDesc[t]");
-    ANYDNN_CHECK_BADPARM(x.num_dims() == 2, "xDesc[" << t << "] must be 2-D [batch, input size]");
+    const auto l = leading_lens(x, 2, "xDesc[" + std::to_string(t) + "]", "[batch, input size]");
     ANYDNN_CHECK_BADPARM(x.type() == d.type, "xDesc[" << t << "] and rnnDesc data types differ");
-    if (t == 0) input = x.lens()[1];
-    ANYDNN_CHECK_BADPARM(x.lens()[1] == input, "xDesc[" << t << "] input size " << x.lens()[1]
-                                                        << " differs from step 0's " << input);
-    batch.push_back(x.lens()[0]);
+    if (t == 0) input = l[1];
+    ANYDNN_CHECK_BADPARM(l[1] == input, "xDesc[" << t << "] input size " << l[1]
+                                                 << " differs from step 0's " << input);
+    batch.push_back(l[0]);
   }
   return make_rnn_shape(d, input, std::move(batch));
 }
@@ -60,9 +77,9 @@ void check_state(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescript
   const TensorDescriptor& t = deref_set(desc, name);
   const std::vector<size_t> want = {static_cast<size_t>(d.layers) * d.dirs(), s.batch[0],
                                     s.hidden()};
-  ANYDNN_CHECK_BADPARM(t.lens() == want, name << " must be [layers*directions, batch, hidden] = ["
-                                              << want[0] << ", " << want[1] << ", " << want[2]
-                                              << "]");
+  const auto l = leading_lens(t, 3, name, "[layers*directions, batch, hidden]");
+  ANYDNN_CHECK_BADPARM(l == want, name << " must be [layers*directions, batch, hidden] = ["
+                                       << want[0] << ", " << want[1] << ", " << want[2] << "]");
 }
 
 void check_outputs(const RnnDescriptor& d, const RnnShape& s,
@@ -70,10 +87,11 @@ void check_outputs(const RnnDescriptor& d, const RnnShape& s,
   ANYDNN_CHECK_BADPARM(yDesc != nullptr, "yDesc is a null pointer");
   for (size_t t = 0; t < s.steps(); ++t) {
     const TensorDescriptor& y = deref_set(yDesc[t], "yDesc[t]");
-    ANYDNN_CHECK_BADPARM(
-        y.num_dims() == 2 && y.lens()[0] == s.batch[t] && y.lens()[1] == s.out_width(),
-        "yDesc[" << t << "] must be [" << s.batch[t] << ", " << s.out_width()
-                 << "] (batch, directions*hidden)");
+    const bool shaped = y.num_dims() >= 2 && std::all_of(y.lens().begin() + 2, y.lens().end(),
+                                                         [](size_t v) { return v == 1; });
+    ANYDNN_CHECK_BADPARM(shaped && y.lens()[0] == s.batch[t] && y.lens()[1] == s.out_width(),
+                         "yDesc[" << t << "] must be [" << s.batch[t] << ", " << s.out_width()
+                                  << "] (batch, directions*hidden)");
   }
 }
 
