@@ -445,10 +445,13 @@ std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProbl
   const auto record = handle.find_db().load(conv_db_key(handle, p));
   if (record) {
     // Measured solutions first, by time, if they still apply under this configuration.
+    // The solver's own algorithm, as without a record (the record keeps Find's per-direction
+    // value, GEMM for the FFT weights solver).
     for (const auto& r : record->entries) {
-      const bool still = std::any_of(applicable.begin(), applicable.end(),
-                                     [&](const auto* e) { return e->id == r.solver_id; });
-      if (still) out.push_back({r.time_ms, r.workspace_size, r.solver_id, r.algorithm});
+      const auto it = std::find_if(applicable.begin(), applicable.end(),
+                                   [&](const auto* e) { return e->id == r.solver_id; });
+      if (it != applicable.end())
+        out.push_back({r.time_ms, r.workspace_size, r.solver_id, (*it)->solver->algorithm()});
     }
   }
   // Then every other applicable solver by its cost model's prediction (rank_by_model), which
