@@ -1,6 +1,8 @@
 // C API: RNN descriptors, MIOpen's packed weight layout (sizes, descriptors, per-layer get / set
 // / offset) and the passes of the legacy per-step API: forward training and inference, backward
 // data and weights. The sequence-tensor API: rnn_seq_api.cpp; the LogCmdRNN line: rnn_call.cpp.
+// Over the ~600-line guide because the RNN front-end (validation, shapes) still lives here;
+// issue [one-path] moves it to src/rnn/ and leaves the shims.
 #include <miopen/miopen.h>
 
 #include <algorithm>
