@@ -244,7 +244,8 @@ std::vector<ConvFindEntry> fallback_entries(Handle& handle, const ConvProblem& p
                                             const std::vector<const ConvSolverEntry*>& solvers,
                                             const ConvBuffers& bufs) {
   std::vector<ConvFindEntry> regular, fallback;
-  for (const auto& [e, estimate] : rank_by_model(handle, p, solvers)) {
+  for (const Ranked& r : rank_by_model(handle, p, solvers)) {
+    const ConvSolverEntry* e = r.entry;
     if (!fits(handle, p, *e, bufs)) continue;
     ConvFindEntry entry{e->id, std::string(e->solver->name()),
                         find_algorithm(*e->solver, p.direction()), -1.0f,
@@ -457,7 +458,10 @@ std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProbl
   // Then every other applicable solver by its cost model's prediction (rank_by_model), which
   // is also the time reported for it, as MIOpen reports a GetWti-based time for its fallback;
   // -1 for solvers without a model. Fallbacks last.
-  for (const auto& [e, estimate] : rank_by_model(handle, p, applicable)) {
+  // (No structured binding: clang before 16 cannot capture one in the lambda below.)
+  for (const Ranked& r : rank_by_model(handle, p, applicable)) {
+    const ConvSolverEntry* e = r.entry;
+    const double estimate = r.estimate_ms;
     const bool listed =
         std::any_of(out.begin(), out.end(), [&](const auto& s) { return s.solution_id == e->id; });
     if (!listed) {
