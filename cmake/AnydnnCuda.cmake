@@ -21,31 +21,39 @@ if(ANYDNN_WITH_CUDA STREQUAL "ON" OR ANYDNN_WITH_CUDA STREQUAL "AUTO")
 endif()
 message(STATUS "anydnn CUDA backend: ${ANYDNN_CUDA_ENABLED}")
 
-# CUTLASS headers (PyPI nvidia-cutlass, installed by scripts/install-deps.sh) for the
-# tensor-core implicit-GEMM solvers. Without them those solvers are left out and the rest of the
-# CUDA backend builds as before.
-set(ANYDNN_HAVE_CUTLASS OFF)
-if(ANYDNN_CUDA_ENABLED)
-  if(NOT ANYDNN_CUTLASS_INCLUDE_DIR)
-    # The python3 on PATH: the one scripts/install-deps.sh installed the package with.
+# Header folders of PyPI packages (scripts/install-deps.sh installs them with the python3 on
+# PATH). anydnn_pip_include(VAR PYTHON_CODE MARKER DOC): the cache entry VAR, when empty, is
+# guessed by running PYTHON_CODE (which prints the folder, or nothing) on every configure, so
+# installing the package later is enough; FOUND_VAR is ON when VAR/MARKER exists.
+function(anydnn_pip_include var found_var python_code marker doc)
+  if(NOT ${var})
     find_program(ANYDNN_PYTHON3 python3)
     if(ANYDNN_PYTHON3)
-      # find_spec locates the package without importing it (its import pulls numpy etc.).
-      execute_process(
-        COMMAND ${ANYDNN_PYTHON3} -c
-          "import importlib.util, os; s = importlib.util.find_spec('cutlass_library'); print(os.path.join(list(s.submodule_search_locations)[0], 'source', 'include') if s else '')"
-        OUTPUT_VARIABLE _anydnn_cutlass_guess OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+      execute_process(COMMAND ${ANYDNN_PYTHON3} -c "${python_code}"
+        OUTPUT_VARIABLE guess OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     endif()
   endif()
-  set(_anydnn_cutlass_doc
-      "CUTLASS include directory (holds cutlass/cutlass.h); empty: ask python3 for nvidia-cutlass")
-  set(ANYDNN_CUTLASS_INCLUDE_DIR "" CACHE PATH "${_anydnn_cutlass_doc}")
-  # An empty entry is re-guessed on every configure, so installing the package later is enough.
-  if(NOT ANYDNN_CUTLASS_INCLUDE_DIR AND _anydnn_cutlass_guess)
-    set(ANYDNN_CUTLASS_INCLUDE_DIR "${_anydnn_cutlass_guess}" CACHE PATH "${_anydnn_cutlass_doc}" FORCE)
+  set(${var} "" CACHE PATH "${doc}")
+  if(NOT ${var} AND guess)
+    set(${var} "${guess}" CACHE PATH "${doc}" FORCE)
   endif()
-  if(ANYDNN_CUTLASS_INCLUDE_DIR AND EXISTS "${ANYDNN_CUTLASS_INCLUDE_DIR}/cutlass/conv/device/implicit_gemm_convolution.h")
-    set(ANYDNN_HAVE_CUTLASS ON)
+  if(${var} AND EXISTS "${${var}}/${marker}")
+    set(${found_var} ON PARENT_SCOPE)
+  else()
+    set(${found_var} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+# CUTLASS headers (PyPI nvidia-cutlass) for the tensor-core implicit-GEMM solvers. Without them
+# those solvers are left out and the rest of the CUDA backend builds as before. find_spec
+# locates the package without importing it (its import pulls numpy etc.).
+set(ANYDNN_HAVE_CUTLASS OFF)
+if(ANYDNN_CUDA_ENABLED)
+  anydnn_pip_include(ANYDNN_CUTLASS_INCLUDE_DIR ANYDNN_HAVE_CUTLASS
+    "import importlib.util, os; s = importlib.util.find_spec('cutlass_library'); print(os.path.join(list(s.submodule_search_locations)[0], 'source', 'include') if s else '')"
+    cutlass/conv/device/implicit_gemm_convolution.h
+    "CUTLASS include directory (holds cutlass/cutlass.h); empty: ask python3 for nvidia-cutlass")
+  if(ANYDNN_HAVE_CUTLASS)
     message(STATUS "anydnn CUTLASS headers: ${ANYDNN_CUTLASS_INCLUDE_DIR}")
   else()
     message(STATUS "anydnn CUTLASS headers: not found (pip install nvidia-cutlass, or set "
@@ -53,33 +61,18 @@ if(ANYDNN_CUDA_ENABLED)
   endif()
 endif()
 
-# cuDNN frontend headers (PyPI nvidia-cudnn-frontend, installed by scripts/install-deps.sh; the
-# wheel puts them in an include/ folder beside its cudnn package) for the GPU benchmark's cuDNN
-# peer (bench/gpu/gpu_cudnn_fe.cpp). Header-only; without them gpu_vs_cudnn falls back to cuDNN's
-# legacy Find API. The library itself never uses them.
+# cuDNN frontend headers (PyPI nvidia-cudnn-frontend; the wheel puts them in an include/ folder
+# beside its cudnn package) for the GPU benchmark's cuDNN peer (bench/gpu/gpu_cudnn_fe.cpp).
+# Header-only; without them gpu_vs_cudnn falls back to cuDNN's legacy Find API. The library
+# itself never uses them. The distribution's own file list first (no import: the package pulls
+# in its compiled module), else the folder beside the cudnn package.
 set(ANYDNN_HAVE_CUDNN_FRONTEND OFF)
 if(ANYDNN_CUDA_ENABLED)
-  if(NOT ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR)
-    find_program(ANYDNN_PYTHON3 python3)
-    if(ANYDNN_PYTHON3)
-      # The distribution's own file list first (no import: the package pulls in its compiled
-      # module), else the folder beside the cudnn package.
-      execute_process(
-        COMMAND ${ANYDNN_PYTHON3} -c
-          "import importlib.metadata as m, importlib.util as u, os\ntry:\n    print(m.distribution('nvidia-cudnn-frontend').locate_file('include'))\nexcept Exception:\n    s = u.find_spec('cudnn')\n    print(os.path.join(os.path.dirname(list(s.submodule_search_locations)[0]), 'include') if s and s.submodule_search_locations else '')"
-        OUTPUT_VARIABLE _anydnn_cudnn_fe_guess OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    endif()
-  endif()
-  set(_anydnn_cudnn_fe_doc
-      "cuDNN frontend include directory (holds cudnn_frontend.h); empty: ask python3 for nvidia-cudnn-frontend")
-  set(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR "" CACHE PATH "${_anydnn_cudnn_fe_doc}")
-  # An empty entry is re-guessed on every configure, so installing the package later is enough.
-  if(NOT ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR AND _anydnn_cudnn_fe_guess)
-    set(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR "${_anydnn_cudnn_fe_guess}" CACHE PATH
-        "${_anydnn_cudnn_fe_doc}" FORCE)
-  endif()
-  if(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR AND EXISTS "${ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR}/cudnn_frontend.h")
-    set(ANYDNN_HAVE_CUDNN_FRONTEND ON)
+  anydnn_pip_include(ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR ANYDNN_HAVE_CUDNN_FRONTEND
+    "import importlib.metadata as m, importlib.util as u, os\ntry:\n    print(m.distribution('nvidia-cudnn-frontend').locate_file('include'))\nexcept Exception:\n    s = u.find_spec('cudnn')\n    print(os.path.join(os.path.dirname(list(s.submodule_search_locations)[0]), 'include') if s and s.submodule_search_locations else '')"
+    cudnn_frontend.h
+    "cuDNN frontend include directory (holds cudnn_frontend.h); empty: ask python3 for nvidia-cudnn-frontend")
+  if(ANYDNN_HAVE_CUDNN_FRONTEND)
     message(STATUS "anydnn cuDNN frontend headers: ${ANYDNN_CUDNN_FRONTEND_INCLUDE_DIR}")
   else()
     message(STATUS "anydnn cuDNN frontend headers: not found (pip install nvidia-cudnn-frontend, or "

@@ -16,34 +16,34 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# CUTLASS headers for the CUDA backend's tensor-core convolution solvers: the PyPI package
-# nvidia-cutlass ships them under cutlass_library/source/include. Headers only, so no
-# dependencies (--no-deps skips numpy, scipy, cuda-python). A user install needs no root; on a
-# Python that PEP 668 marks externally managed, --user additionally needs
-# --break-system-packages (it still only writes under ~/.local).
+# Header-only PyPI packages: pip_headers PACKAGE SPEC PRESENT_CHECK WHAT_IS_LEFT_OUT installs SPEC
+# with --no-deps (only the headers are needed) unless python3 -c PRESENT_CHECK succeeds. A user
+# install needs no root; on a Python that PEP 668 marks externally managed, --user additionally
+# needs --break-system-packages (it still only writes under ~/.local).
+pip_headers() {
+  local package=$1 spec=$2 check=$3 missing=$4
+  python3 -c "$check" 2>/dev/null && return 0
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "install-deps: no pip; $package not installed ($missing)" >&2
+    return 0
+  fi
+  local pip_args=(install --quiet --user --no-deps "$spec")
+  [ -n "${VIRTUAL_ENV:-}" ] && pip_args=(install --quiet --no-deps "$spec")
+  export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+  python3 -m pip "${pip_args[@]}" || python3 -m pip "${pip_args[@]}" --break-system-packages ||
+    echo "install-deps: could not install $package ($missing)" >&2
+}
+
 if command -v python3 >/dev/null 2>&1; then
-  if ! python3 -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('cutlass_library') is None)" 2>/dev/null; then
-    if python3 -m pip --version >/dev/null 2>&1; then
-      pip_args=(install --quiet --user --no-deps "nvidia-cutlass>=4.2,<5")
-      [ -n "${VIRTUAL_ENV:-}" ] && pip_args=(install --quiet --no-deps "nvidia-cutlass>=4.2,<5")
-      export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
-      python3 -m pip "${pip_args[@]}" || python3 -m pip "${pip_args[@]}" --break-system-packages ||
-        echo "install-deps: could not install nvidia-cutlass; the CUDA tensor-core solvers will be left out" >&2
-    else
-      echo "install-deps: no pip; nvidia-cutlass not installed (CUDA tensor-core solvers left out)" >&2
-    fi
-  fi
-  # cuDNN frontend headers (PyPI nvidia-cudnn-frontend, under include/ beside its cudnn package)
-  # for the GPU benchmark's cuDNN peer (bench/gpu/gpu_cudnn_fe.cpp); the library does not use
-  # them. Headers only are needed, so no dependencies; 1.32 is the version the code is built and
-  # checked with (older 1.x releases are untested).
-  if ! python3 -c "import importlib.metadata as m; m.distribution('nvidia-cudnn-frontend')" 2>/dev/null; then
-    if python3 -m pip --version >/dev/null 2>&1; then
-      pip_args=(install --quiet --user --no-deps "nvidia-cudnn-frontend>=1.32,<2")
-      [ -n "${VIRTUAL_ENV:-}" ] && pip_args=(install --quiet --no-deps "nvidia-cudnn-frontend>=1.32,<2")
-      export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
-      python3 -m pip "${pip_args[@]}" || python3 -m pip "${pip_args[@]}" --break-system-packages ||
-        echo "install-deps: could not install nvidia-cudnn-frontend; gpu_vs_cudnn will use cuDNN's legacy API" >&2
-    fi
-  fi
+  # CUTLASS headers for the CUDA backend's tensor-core convolution solvers (nvidia-cutlass ships
+  # them under cutlass_library/source/include).
+  pip_headers nvidia-cutlass "nvidia-cutlass>=4.2,<5" \
+    "import importlib.util, sys; sys.exit(importlib.util.find_spec('cutlass_library') is None)" \
+    "the CUDA tensor-core solvers are left out"
+  # cuDNN frontend headers (under include/ beside its cudnn package) for the GPU benchmark's
+  # cuDNN peer (bench/gpu/gpu_cudnn_fe.cpp); the library does not use them. 1.32 is the version
+  # the code is built and checked with (older 1.x releases are untested).
+  pip_headers nvidia-cudnn-frontend "nvidia-cudnn-frontend>=1.32,<2" \
+    "import importlib.metadata as m; m.distribution('nvidia-cudnn-frontend')" \
+    "gpu_vs_cudnn uses cuDNN's legacy API"
 fi
