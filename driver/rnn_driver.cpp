@@ -19,6 +19,9 @@
 #include "input_flags.hpp"
 #include "rnn_reference.hpp"
 #include "verify.hpp"
+#if ANYDNN_DRIVER_CUDA
+#include "double_gemm_gpu.hpp"
+#endif
 
 namespace anydnn::driver {
 
@@ -34,6 +37,21 @@ bool check_rnn_output(const char* what, const std::vector<double>& want,
   }
   std::cout << what << " Verifies on CPU and GPU (" << err << ")" << std::endl;
   return true;
+}
+
+std::unique_ptr<ref::DoubleGemm> rnn_reference_gemm([[maybe_unused]] Memory memory) {
+#if ANYDNN_DRIVER_CUDA
+  const char* env = std::getenv("MIOPEN_DRIVER_USE_GPU_REFERENCE");
+  if (memory == Memory::Cuda && !(env != nullptr && std::string(env) == "0")) {
+    try {
+      return ref::gpu::make_double_gemm();
+    } catch (const std::exception& e) {
+      std::cout << "GPU reference unavailable (" << e.what() << "), using the CPU reference"
+                << std::endl;
+    }
+  }
+#endif
+  return nullptr;
 }
 
 void add_rnn_flags(InputFlags& f) {
@@ -278,6 +296,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   };
   const bool verify = flags.get_int("verify") != 0;
   const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+  const std::unique_ptr<ref::DoubleGemm> gemm = verify ? rnn_reference_gemm(memory) : nullptr;
   using V = std::vector<double>;
   const V X = x.values(), HX = hx.values(), CX = cx.values(), W = w.values();
   const bool lstm = mode == 2;
@@ -295,7 +314,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
       std::cout << "Forward RNN verification skipped: the reference does not model dropout masks"
                 << std::endl;
     } else if (verify) {
-      const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W);
+      const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, gemm.get());
       ok = check("Forward RNN", f.y, y) && ok;
       ok = check("final hidden", f.hy, hy) && ok;
       if (lstm) ok = check("final cell", f.cy, cy) && ok;
@@ -338,7 +357,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
                 << std::endl;
     } else if (verify) {
       const auto b = ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, dy.values(),
-                                       dhy.values(), lstm ? dcy.values() : V{});
+                                       dhy.values(), lstm ? dcy.values() : V{}, gemm.get());
       if (run_bwd) {
         ok = check("Backward RNN Data", b.dx, dx) && ok;
         ok = check("initial hidden state", b.dhx, dhx) && ok;

@@ -6,8 +6,12 @@
 
 #include <miopen/miopen.h>
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "device_buffer.hpp"
+#include "double_gemm.hpp"
 
 namespace anydnn::driver {
 
@@ -31,6 +35,11 @@ inline constexpr float kRnnWeightLo = -0.005f, kRnnWeightHi = 0.005f;
 // ref::relative_rms), against one tolerance for every output and pass (fp32 1e-6, fp16 5e-2).
 bool check_rnn_output(const char* what, const std::vector<double>& want,
                       const std::vector<double>& got, miopenDataType_t type);
+// The RNN reference's matrix products for a run whose tensors live in `memory`: cuBLAS's Dgemm
+// for CUDA runs unless MIOPEN_DRIVER_USE_GPU_REFERENCE=0 (as conv's GPU reference), else null,
+// which the reference takes as OpenBLAS on the host. A device that cannot start one falls back
+// to the host with a note.
+std::unique_ptr<ref::DoubleGemm> rnn_reference_gemm(Memory memory);
 // MIOpenDriver's rnn flag table (shared by rnn, rnnfp16, rnn_seq and rnn_seqfp16).
 void add_rnn_flags(InputFlags& flags);
 // rnn_seq / rnn_seqfp16 (by `base`): the sequence API (miopenRNNForward, ...) with -I layout (1

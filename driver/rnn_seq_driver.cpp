@@ -246,11 +246,12 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
         return o;
       };
       const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+      const std::unique_ptr<ref::DoubleGemm> gemm = rnn_reference_gemm(memory);
       const bool lstm = mode == 2;
       const V X = pack(x, I), W = wv.values(), HX = sort_state(hx), CX = sort_state(cx);
       // The references need all B sequences to be non-empty (MIOpen's packed batch).
       if (run_fwd) {
-        const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W);
+        const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, gemm.get());
         ok = check_rnn_output("Forward RNN", f.y, pack(y, D * H), type) && ok;
         ok = check_rnn_output("final hidden", f.hy, sort_state(hy), type) && ok;
         if (lstm) ok = check_rnn_output("final cell", f.cy, sort_state(cy), type) && ok;
@@ -258,7 +259,7 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
       if (run_bwd || run_wrw) {
         const auto b =
             ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, pack(dy, D * H),
-                              sort_state(dhy), lstm ? sort_state(dcy) : V{});
+                              sort_state(dhy), lstm ? sort_state(dcy) : V{}, gemm.get());
         if (run_bwd) {
           ok = check_rnn_output("Backward RNN Data", b.dx, pack(dx, I), type) && ok;
           ok = check_rnn_output("initial hidden state", b.dhx, sort_state(dhx), type) && ok;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "double_gemm.hpp"
+
 namespace anydnn::ref {
 
 namespace {
@@ -51,6 +53,143 @@ double sig(double v) {
   return 1.0 / (1.0 + std::exp(-v));
 }
 
+// The packed-row structure: step t's rows start at start[t]; sequence b runs len[b] steps. At
+// step k (in either direction's order) the active sequences are exactly b < batch[k], because
+// batch sizes never grow, so each step's hidden states are a prefix of one B0 x H matrix and the
+// hidden-side product of a step is one matrix product over all its sequences.
+struct Steps {
+  size_t T, B0, R = 0;
+  std::vector<size_t> start, len;
+  explicit Steps(const std::vector<size_t>& batch)
+      : T(batch.size()), B0(batch[0]), start(batch.size(), 0), len(batch[0], 0) {
+    for (size_t t = 0; t < T; ++t) {
+      start[t] = R;
+      R += batch[t];
+      for (size_t b = 0; b < batch[t]; ++b)
+        ++len[b];
+    }
+  }
+  // Packed row of sequence b at its k-th step in direction d (1 runs each sequence backwards).
+  size_t row(int d, size_t b, size_t k) const { return start[d == 0 ? k : len[b] - 1 - k] + b; }
+};
+
+// What one (layer, direction) of the forward pass keeps for backpropagation, per packed row.
+struct DirRecord {
+  std::vector<double> hprev, h;  // R x H (h: relu / tanh only)
+  std::vector<double> cprev, c;  // R x H (LSTM)
+  std::vector<double> gates;     // R x G*H: LSTM i f o g, GRU z r n
+  std::vector<double> phn;       // R x H: GRU's hidden-side n pre-activation, before r
+};
+
+struct Pass {
+  std::vector<std::vector<double>> inputs;  // per layer: its input rows
+  std::vector<DirRecord> dirs;              // per (layer, direction)
+};
+
+// The forward pass over every layer; with rec, keeps what backpropagation needs.
+RnnForwardResult forward_pass(const RnnConfig& c, const Layout& L, const Steps& S,
+                              const std::vector<size_t>& batch, const std::vector<double>& x,
+                              const std::vector<double>& hx, const std::vector<double>& cx,
+                              const std::vector<double>& w, DoubleGemm& gemm, Pass* rec) {
+  const size_t H = L.H, GH = static_cast<size_t>(L.G) * H, R = S.R, B0 = S.B0;
+  const int D = L.D;
+  RnnForwardResult res;
+  res.hy.assign(static_cast<size_t>(c.layers) * D * B0 * H, 0.0);
+  res.cy = res.hy;
+  std::vector<double> in = x, px(R * GH), ph(B0 * GH), hcur(B0 * H), ccur(B0 * H);
+  size_t width = L.I;
+  for (int l = 0; l < c.layers; ++l) {
+    std::vector<double> out(R * D * H, 0.0);
+    const size_t cols = L.in(l);
+    for (int d = 0; d < D; ++d) {
+      const size_t st = static_cast<size_t>(l) * D + d;
+      const double* wx = w.data() + L.matrix(l, d, 0, 0);
+      const double* wh = w.data() + L.matrix(l, d, 1, 0);
+      // Input side of every row at once; the skip-input mode adds the input to every gate.
+      if (cols == 0) {
+#pragma omp parallel for
+        for (size_t r = 0; r < R; ++r)
+          for (size_t gj = 0; gj < GH; ++gj)
+            px[r * GH + gj] = in[r * width + gj % H];
+      } else {
+        gemm.gemm(false, true, R, GH, cols, in.data(), width, wx, cols, 0.0, px.data(), GH);
+      }
+      const double* bh = c.bias ? w.data() + L.bias(l, d, 1, 0) : nullptr;
+      if (c.bias) {
+        const double* bx = w.data() + L.bias(l, d, 0, 0);
+#pragma omp parallel for
+        for (size_t r = 0; r < R; ++r)
+          for (size_t gj = 0; gj < GH; ++gj)
+            px[r * GH + gj] += bx[gj];
+      }
+      for (size_t i = 0; i < B0 * H; ++i) {
+        hcur[i] = hx.empty() ? 0.0 : hx[st * B0 * H + i];
+        ccur[i] = cx.empty() ? 0.0 : cx[st * B0 * H + i];
+      }
+      DirRecord* dr = rec != nullptr ? &rec->dirs[st] : nullptr;
+      if (dr != nullptr) {
+        dr->hprev.resize(R * H);
+        if (c.mode <= 1) dr->h.resize(R * H);
+        if (c.mode == 2) dr->cprev.resize(R * H), dr->c.resize(R * H);
+        if (c.mode >= 2) dr->gates.resize(R * GH);
+        if (c.mode == 3) dr->phn.resize(R * H);
+      }
+      for (size_t k = 0; k < S.T; ++k) {
+        const size_t bk = batch[k];
+        gemm.gemm(false, true, bk, GH, H, hcur.data(), H, wh, H, 0.0, ph.data(), GH);
+#pragma omp parallel for
+        for (size_t b = 0; b < bk; ++b) {
+          const size_t r = S.row(d, b, k);
+          double* hb = &hcur[b * H];
+          double* cb = &ccur[b * H];
+          double* p = &ph[b * GH];
+          const double* q = &px[r * GH];
+          if (bh != nullptr)
+            for (size_t i = 0; i < GH; ++i)
+              p[i] += bh[i];
+          if (dr != nullptr) {
+            std::copy(hb, hb + H, &dr->hprev[r * H]);
+            if (c.mode == 2) std::copy(cb, cb + H, &dr->cprev[r * H]);
+            if (c.mode == 3) std::copy(p + 2 * H, p + 3 * H, &dr->phn[r * H]);
+          }
+          double* gt = dr != nullptr && c.mode >= 2 ? &dr->gates[r * GH] : nullptr;
+          for (size_t j = 0; j < H; ++j) {
+            if (c.mode <= 1) {
+              hb[j] = act(c.mode, q[j] + p[j]);
+            } else if (c.mode == 2) {  // LSTM i, f, o, g
+              const auto pre = [&](size_t g) { return q[g * H + j] + p[g * H + j]; };
+              const double i = sig(pre(0)), f = sig(pre(1)), o = sig(pre(2)),
+                           gg = std::tanh(pre(3));
+              cb[j] = f * cb[j] + i * gg;
+              hb[j] = o * std::tanh(cb[j]);
+              if (gt != nullptr) gt[j] = i, gt[H + j] = f, gt[2 * H + j] = o, gt[3 * H + j] = gg;
+            } else {  // GRU z, r, n: the reset gate scales the hidden side of n
+              const double z = sig(q[j] + p[j]), rr = sig(q[H + j] + p[H + j]);
+              const double n = std::tanh(q[2 * H + j] + rr * p[2 * H + j]);
+              hb[j] = (1 - z) * n + z * hb[j];
+              if (gt != nullptr) gt[j] = z, gt[H + j] = rr, gt[2 * H + j] = n;
+            }
+            out[r * D * H + d * H + j] = hb[j];
+          }
+          if (dr != nullptr) {
+            if (c.mode <= 1) std::copy(hb, hb + H, &dr->h[r * H]);
+            if (c.mode == 2) std::copy(cb, cb + H, &dr->c[r * H]);
+          }
+        }
+      }
+      for (size_t i = 0; i < B0 * H; ++i) {
+        res.hy[st * B0 * H + i] = hcur[i];
+        res.cy[st * B0 * H + i] = c.mode == 2 ? ccur[i] : 0.0;
+      }
+    }
+    if (rec != nullptr) rec->inputs.push_back(std::move(in));
+    in = std::move(out);
+    width = static_cast<size_t>(D) * H;
+  }
+  res.y = std::move(in);
+  return res;
+}
+
 }  // namespace
 
 size_t rnn_weight_count(const RnnConfig& c, size_t input) {
@@ -62,313 +201,133 @@ size_t rnn_weight_count(const RnnConfig& c, size_t input) {
 
 RnnForwardResult rnn_forward(const RnnConfig& c, size_t input, const std::vector<size_t>& batch,
                              const std::vector<double>& x, const std::vector<double>& hx,
-                             const std::vector<double>& cx, const std::vector<double>& w) {
+                             const std::vector<double>& cx, const std::vector<double>& w,
+                             DoubleGemm* gemm) {
+  DoubleGemm& g = gemm != nullptr ? *gemm : cpu_double_gemm();
   const Layout L(c, input);
-  const size_t T = batch.size(), B0 = batch[0], H = L.H;
-  std::vector<size_t> start(T, 0);
-  for (size_t t = 1; t < T; ++t)
-    start[t] = start[t - 1] + batch[t - 1];
-  const size_t R = start[T - 1] + batch[T - 1];
-  RnnForwardResult res;
-  res.hy.assign(static_cast<size_t>(c.layers) * L.D * B0 * H, 0.0);
-  res.cy = res.hy;
-  std::vector<double> in = x;  // rows x width
-  size_t width = input;
-  for (int l = 0; l < c.layers; ++l) {
-    std::vector<double> out(R * L.D * H, 0.0);
-    for (int d = 0; d < L.D; ++d) {
-      const size_t state = static_cast<size_t>(l) * L.D + d;
-      // Per sequence b: walk its active steps in this direction's order. Sequences are
-      // independent (each writes its own rows of out, hy and cy), so they run in parallel: the
-      // driver's -V 1 on DeepBench layers would otherwise take minutes per layer.
-#pragma omp parallel for schedule(dynamic)
-      for (size_t b = 0; b < B0; ++b) {
-        size_t len = 0;
-        while (len < T && batch[len] > b)
-          ++len;
-        std::vector<double> h(H), cst(H);
-        for (size_t j = 0; j < H; ++j) {
-          h[j] = hx.empty() ? 0.0 : hx[(state * B0 + b) * H + j];
-          cst[j] = cx.empty() ? 0.0 : cx[(state * B0 + b) * H + j];
-        }
-        for (size_t k = 0; k < len; ++k) {
-          const size_t t = d == 0 ? k : len - 1 - k;
-          const double* xr = &in[(start[t] + b) * width];
-          // Pre-activations of the input side and the hidden side, per gate.
-          std::vector<double> px(L.G * H, 0.0), ph(L.G * H, 0.0);
-          for (int g = 0; g < L.G; ++g)
-            for (size_t j = 0; j < H; ++j) {
-              double a = 0.0, e = 0.0;
-              if (l == 0 && c.skip_input) {
-                a = xr[j];
-              } else {
-                const size_t cols = L.in(l);
-                const size_t m = L.matrix(l, d, 0, g) + j * cols;
-                for (size_t i = 0; i < cols; ++i)
-                  a += w[m + i] * xr[i];
-              }
-              const size_t mh = L.matrix(l, d, 1, g) + j * H;
-              for (size_t i = 0; i < H; ++i)
-                e += w[mh + i] * h[i];
-              if (c.bias) {
-                a += w[L.bias(l, d, 0, g) + j];
-                e += w[L.bias(l, d, 1, g) + j];
-              }
-              px[g * H + j] = a;
-              ph[g * H + j] = e;
-            }
-          std::vector<double> hn(H);
-          for (size_t j = 0; j < H; ++j) {
-            if (c.mode <= 1) {
-              hn[j] = act(c.mode, px[j] + ph[j]);
-            } else if (c.mode == 2) {  // LSTM i, f, o, g
-              const double i = sig(px[j] + ph[j]), f = sig(px[H + j] + ph[H + j]),
-                           o = sig(px[2 * H + j] + ph[2 * H + j]),
-                           gg = std::tanh(px[3 * H + j] + ph[3 * H + j]);
-              cst[j] = f * cst[j] + i * gg;
-              hn[j] = o * std::tanh(cst[j]);
-            } else {  // GRU z, r, n
-              const double z = sig(px[j] + ph[j]), r = sig(px[H + j] + ph[H + j]);
-              const double n = std::tanh(px[2 * H + j] + r * ph[2 * H + j]);
-              hn[j] = (1 - z) * n + z * h[j];
-            }
-          }
-          h = hn;
-          for (size_t j = 0; j < H; ++j)
-            out[(start[t] + b) * L.D * H + d * H + j] = h[j];
-        }
-        for (size_t j = 0; j < H; ++j) {
-          res.hy[(state * B0 + b) * H + j] = h[j];
-          res.cy[(state * B0 + b) * H + j] = c.mode == 2 ? cst[j] : 0.0;
-        }
-      }
-    }
-    in = out;
-    width = L.D * H;
-  }
-  res.y = in;
+  const Steps S(batch);
+  g.hold(w.data(), w.size());
+  RnnForwardResult res = forward_pass(c, L, S, batch, x, hx, cx, w, g, nullptr);
+  g.release();
   return res;
 }
-
-namespace {
-
-// Everything one (layer, direction, sequence, step) computed, for backpropagation.
-struct StepRecord {
-  std::vector<double> in, hprev, cprev, px, ph, gates, c, h;
-  std::vector<double> dpx, dph;  // the pre-activation gradients, from the backward pass
-};
-
-}  // namespace
 
 RnnBackwardResult rnn_backward(const RnnConfig& c, size_t input, const std::vector<size_t>& batch,
                                const std::vector<double>& x, const std::vector<double>& hx,
                                const std::vector<double>& cx, const std::vector<double>& w,
                                const std::vector<double>& dy, const std::vector<double>& dhy,
-                               const std::vector<double>& dcy) {
+                               const std::vector<double>& dcy, DoubleGemm* gemm) {
+  DoubleGemm& g = gemm != nullptr ? *gemm : cpu_double_gemm();
   const Layout L(c, input);
-  const size_t T = batch.size(), B0 = batch[0], H = L.H;
-  const int G = L.G, D = L.D;
-  std::vector<size_t> start(T, 0);
-  for (size_t t = 1; t < T; ++t)
-    start[t] = start[t - 1] + batch[t - 1];
-  const size_t R = start[T - 1] + batch[T - 1];
-  auto len_of = [&](size_t b) {
-    size_t n = 0;
-    while (n < T && batch[n] > b)
-      ++n;
-    return n;
-  };
+  const Steps S(batch);
+  const size_t H = L.H, GH = static_cast<size_t>(L.G) * H, R = S.R, B0 = S.B0;
+  const int D = L.D;
+  g.hold(w.data(), w.size());
+  Pass pass;
+  pass.dirs.resize(static_cast<size_t>(c.layers) * D);
+  forward_pass(c, L, S, batch, x, hx, cx, w, g, &pass);
   RnnBackwardResult res;
   res.dw.assign(w.size(), 0.0);
   res.dhx.assign(static_cast<size_t>(c.layers) * D * B0 * H, 0.0);
   res.dcx = res.dhx;
-  // Forward, keeping every step.
-  std::vector<std::vector<std::vector<std::vector<StepRecord>>>> rec(
-      c.layers, std::vector<std::vector<std::vector<StepRecord>>>(
-                    D, std::vector<std::vector<StepRecord>>(B0)));
-  std::vector<double> in = x;
-  size_t width = input;
-  for (int l = 0; l < c.layers; ++l) {
-    std::vector<double> out(R * D * H, 0.0);
-    for (int d = 0; d < D; ++d) {
-      const size_t st = static_cast<size_t>(l) * D + d;
-#pragma omp parallel for schedule(dynamic)
-      for (size_t b = 0; b < B0; ++b) {
-        const size_t len = len_of(b);
-        std::vector<double> h(H), cs(H);
-        for (size_t j = 0; j < H; ++j) {
-          h[j] = hx.empty() ? 0.0 : hx[(st * B0 + b) * H + j];
-          cs[j] = cx.empty() ? 0.0 : cx[(st * B0 + b) * H + j];
-        }
-        for (size_t k = 0; k < len; ++k) {
-          const size_t t = d == 0 ? k : len - 1 - k;
-          StepRecord sr;
-          sr.in.assign(&in[(start[t] + b) * width], &in[(start[t] + b) * width] + width);
-          sr.hprev = h;
-          sr.cprev = cs;
-          sr.px.assign(G * H, 0.0);
-          sr.ph.assign(G * H, 0.0);
-          for (int g = 0; g < G; ++g)
-            for (size_t j = 0; j < H; ++j) {
-              double a = 0, e = 0;
-              if (l == 0 && c.skip_input) {
-                a = sr.in[j];
-              } else {
-                const size_t cols = L.in(l), m = L.matrix(l, d, 0, g) + j * cols;
-                for (size_t i = 0; i < cols; ++i)
-                  a += w[m + i] * sr.in[i];
-              }
-              const size_t mh = L.matrix(l, d, 1, g) + j * H;
-              for (size_t i = 0; i < H; ++i)
-                e += w[mh + i] * h[i];
-              if (c.bias) {
-                a += w[L.bias(l, d, 0, g) + j];
-                e += w[L.bias(l, d, 1, g) + j];
-              }
-              sr.px[g * H + j] = a;
-              sr.ph[g * H + j] = e;
-            }
-          sr.gates.assign(G * H, 0.0);
-          for (size_t j = 0; j < H; ++j) {
-            if (c.mode <= 1) {
-              h[j] = act(c.mode, sr.px[j] + sr.ph[j]);
-            } else if (c.mode == 2) {
-              const double i = sig(sr.px[j] + sr.ph[j]), f = sig(sr.px[H + j] + sr.ph[H + j]),
-                           o = sig(sr.px[2 * H + j] + sr.ph[2 * H + j]),
-                           gg = std::tanh(sr.px[3 * H + j] + sr.ph[3 * H + j]);
-              cs[j] = f * cs[j] + i * gg;
-              h[j] = o * std::tanh(cs[j]);
-              sr.gates[j] = i;
-              sr.gates[H + j] = f;
-              sr.gates[2 * H + j] = o;
-              sr.gates[3 * H + j] = gg;
-            } else {
-              const double z = sig(sr.px[j] + sr.ph[j]), r = sig(sr.px[H + j] + sr.ph[H + j]);
-              const double n = std::tanh(sr.px[2 * H + j] + r * sr.ph[2 * H + j]);
-              h[j] = (1 - z) * n + z * sr.hprev[j];
-              sr.gates[j] = z;
-              sr.gates[H + j] = r;
-              sr.gates[2 * H + j] = n;
-            }
-          }
-          sr.c = cs;
-          sr.h = h;
-          for (size_t j = 0; j < H; ++j)
-            out[(start[t] + b) * D * H + d * H + j] = h[j];
-          rec[l][d][b].push_back(std::move(sr));
-        }
-      }
-    }
-    in = out;
-    width = static_cast<size_t>(D) * H;
-  }
-  // Backward, from the top layer.
-  std::vector<double> dout = dy;  // gradient w.r.t. the current layer's output rows
+  const bool gru = c.mode == 3;
+  // Pre-activation gradients of every row: input side dpx, hidden side dph (they differ only
+  // for GRU, whose reset gate sits between the hidden product and n).
+  std::vector<double> dpx(R * GH), dph(gru ? R * GH : 0), dh(B0 * H), dc(B0 * H),
+      direct(B0 * H, 0.0), dstep(B0 * GH), dprev(B0 * H);
+  std::vector<double> dout = dy;  // gradient of the current layer's output rows
   for (int l = c.layers - 1; l >= 0; --l) {
-    const size_t in_w = l == 0 ? input : static_cast<size_t>(D) * H;
+    const size_t cols = L.in(l), in_w = l == 0 ? input : static_cast<size_t>(D) * H;
+    const std::vector<double>& in = pass.inputs[l];
     std::vector<double> din(R * in_w, 0.0);
     for (int d = 0; d < D; ++d) {
       const size_t st = static_cast<size_t>(l) * D + d;
-      // Two phases, both parallel: the sequences' gradient chains (each writes only its own rows
-      // of din, dhx and dcx), then the weight gradients row by row over every step in a fixed
-      // order, so no two threads add to one element and the sums never change between runs.
-#pragma omp parallel for schedule(dynamic)
-      for (size_t b = 0; b < B0; ++b) {
-        const size_t len = len_of(b);
-        std::vector<double> dh(H), dc(H);
-        for (size_t j = 0; j < H; ++j) {
-          dh[j] = dhy.empty() ? 0.0 : dhy[(st * B0 + b) * H + j];
-          dc[j] = dcy.empty() ? 0.0 : dcy[(st * B0 + b) * H + j];
-        }
-        for (size_t k = len; k-- > 0;) {
-          const size_t t = d == 0 ? k : len - 1 - k;
-          StepRecord& sr = rec[l][d][b][k];
-          for (size_t j = 0; j < H; ++j)
-            dh[j] += dout[(start[t] + b) * D * H + d * H + j];
-          std::vector<double> dpx(G * H), dph(G * H), dhp(H, 0.0), dcp(H, 0.0);
-          for (size_t j = 0; j < H; ++j) {
-            if (c.mode <= 1) {
-              const double pre = sr.px[j] + sr.ph[j];
-              const double g = c.mode == 0 ? (pre > 0 ? 1.0 : 0.0) : 1 - sr.h[j] * sr.h[j];
-              dpx[j] = dph[j] = dh[j] * g;
-            } else if (c.mode == 2) {
-              const double i = sr.gates[j], f = sr.gates[H + j], o = sr.gates[2 * H + j],
-                           gg = sr.gates[3 * H + j], tc = std::tanh(sr.c[j]);
-              const double dct = dc[j] + dh[j] * o * (1 - tc * tc);
-              dpx[j] = dct * gg * i * (1 - i);
-              dpx[H + j] = dct * sr.cprev[j] * f * (1 - f);
-              dpx[2 * H + j] = dh[j] * tc * o * (1 - o);
-              dpx[3 * H + j] = dct * i * (1 - gg * gg);
-              dcp[j] = dct * f;
-              for (int g = 0; g < 4; ++g)
-                dph[g * H + j] = dpx[g * H + j];
-            } else {
-              const double z = sr.gates[j], r = sr.gates[H + j], n = sr.gates[2 * H + j];
-              const double dn = dh[j] * (1 - z), dz = dh[j] * (sr.hprev[j] - n);
-              const double da = dn * (1 - n * n);
-              dpx[j] = dph[j] = dz * z * (1 - z);
-              dpx[H + j] = dph[H + j] = da * sr.ph[2 * H + j] * r * (1 - r);
-              dpx[2 * H + j] = da;
-              dph[2 * H + j] = da * r;
-              dhp[j] += dh[j] * z;
-            }
-          }
-          // Input and previous state (the weight gradients follow in phase two).
-          for (int g = 0; g < G; ++g)
-            for (size_t j = 0; j < H; ++j) {
-              const double gx = dpx[g * H + j], gh = dph[g * H + j];
-              if (l == 0 && c.skip_input) {
-                din[(start[t] + b) * in_w + j] += gx;
-              } else {
-                const size_t cols = L.in(l), m = L.matrix(l, d, 0, g) + j * cols;
-                for (size_t i = 0; i < cols; ++i)
-                  din[(start[t] + b) * in_w + i] += gx * w[m + i];
-              }
-              const size_t mh = L.matrix(l, d, 1, g) + j * H;
-              for (size_t i = 0; i < H; ++i)
-                dhp[i] += gh * w[mh + i];
-            }
-          sr.dpx = std::move(dpx);
-          sr.dph = std::move(dph);
-          dh = dhp;
-          dc = dcp;
-        }
-        for (size_t j = 0; j < H; ++j) {
-          res.dhx[(st * B0 + b) * H + j] = dh[j];
-          res.dcx[(st * B0 + b) * H + j] = c.mode == 2 ? dc[j] : 0.0;
-        }
+      const DirRecord& dr = pass.dirs[st];
+      const double* wx = w.data() + L.matrix(l, d, 0, 0);
+      const double* wh = w.data() + L.matrix(l, d, 1, 0);
+      double* gh_all = gru ? dph.data() : dpx.data();
+      for (size_t i = 0; i < B0 * H; ++i) {
+        dh[i] = dhy.empty() ? 0.0 : dhy[st * B0 * H + i];
+        dc[i] = dcy.empty() ? 0.0 : dcy[st * B0 * H + i];
       }
-      // Phase two: each weight row (gate g, unit j) sums its terms over sequences and steps.
-      const long long rows = static_cast<long long>(G) * static_cast<long long>(H);
-#pragma omp parallel for schedule(dynamic)
-      for (long long row = 0; row < rows; ++row) {
-        const int g = static_cast<int>(row / static_cast<long long>(H));
-        const size_t j = static_cast<size_t>(row) % H;
-        const bool has_x = !(l == 0 && c.skip_input);
-        const size_t cols = L.in(l);
-        const size_t m = has_x ? L.matrix(l, d, 0, g) + j * cols : 0;
-        const size_t mh = L.matrix(l, d, 1, g) + j * H;
-        for (size_t b = 0; b < B0; ++b) {
-          for (const StepRecord& sr : rec[l][d][b]) {
-            const double gx = sr.dpx[g * H + j], gh = sr.dph[g * H + j];
-            if (has_x)
-              for (size_t i = 0; i < cols; ++i)
-                res.dw[m + i] += gx * sr.in[i];
-            for (size_t i = 0; i < H; ++i)
-              res.dw[mh + i] += gh * sr.hprev[i];
-            if (c.bias) {
-              res.dw[L.bias(l, d, 0, g) + j] += gx;
-              res.dw[L.bias(l, d, 1, g) + j] += gh;
+      for (size_t k = S.T; k-- > 0;) {
+        const size_t bk = batch[k];
+#pragma omp parallel for
+        for (size_t b = 0; b < bk; ++b) {
+          const size_t r = S.row(d, b, k);
+          double* dhb = &dh[b * H];
+          double* dcb = &dc[b * H];
+          double* gx = &dpx[r * GH];
+          double* gh = &gh_all[r * GH];
+          const double* gt = c.mode >= 2 ? &dr.gates[r * GH] : nullptr;
+          for (size_t j = 0; j < H; ++j) {
+            const double dhj = dhb[j] + dout[r * D * H + d * H + j];
+            if (c.mode <= 1) {
+              const double hj = dr.h[r * H + j];
+              gx[j] = dhj * (c.mode == 0 ? (hj > 0 ? 1.0 : 0.0) : 1 - hj * hj);
+            } else if (c.mode == 2) {
+              const double i = gt[j], f = gt[H + j], o = gt[2 * H + j], gg = gt[3 * H + j];
+              const double tc = std::tanh(dr.c[r * H + j]);
+              const double dct = dcb[j] + dhj * o * (1 - tc * tc);
+              gx[j] = dct * gg * i * (1 - i);
+              gx[H + j] = dct * dr.cprev[r * H + j] * f * (1 - f);
+              gx[2 * H + j] = dhj * tc * o * (1 - o);
+              gx[3 * H + j] = dct * i * (1 - gg * gg);
+              dcb[j] = dct * f;
+            } else {
+              const double z = gt[j], rr = gt[H + j], n = gt[2 * H + j];
+              const double dn = dhj * (1 - z), dz = dhj * (dr.hprev[r * H + j] - n);
+              const double da = dn * (1 - n * n);
+              gx[j] = gh[j] = dz * z * (1 - z);
+              gx[H + j] = gh[H + j] = da * dr.phn[r * H + j] * rr * (1 - rr);
+              gx[2 * H + j] = da;
+              gh[2 * H + j] = da * rr;
+              direct[b * H + j] = dhj * z;
             }
           }
+          std::copy(gh, gh + GH, &dstep[b * GH]);
+        }
+        // The previous hidden state's gradient: this step's hidden-side gradients times Wh.
+        g.gemm(false, false, bk, H, GH, dstep.data(), GH, wh, H, 0.0, dprev.data(), H);
+        for (size_t i = 0; i < bk * H; ++i)
+          dh[i] = dprev[i] + (gru ? direct[i] : 0.0);
+      }
+      for (size_t i = 0; i < B0 * H; ++i) {
+        res.dhx[st * B0 * H + i] = dh[i];
+        res.dcx[st * B0 * H + i] = c.mode == 2 ? dc[i] : 0.0;
+      }
+      // Input and weight gradients of every row at once (the sums run over rows in order).
+      if (cols == 0) {
+#pragma omp parallel for
+        for (size_t r = 0; r < R; ++r)
+          for (size_t gj = 0; gj < GH; ++gj)
+            din[r * in_w + gj % H] += dpx[r * GH + gj];
+      } else {
+        g.gemm(false, false, R, cols, GH, dpx.data(), GH, wx, cols, 1.0, din.data(), in_w);
+        g.gemm(true, false, GH, cols, R, dpx.data(), GH, in.data(), in_w, 0.0,
+               res.dw.data() + L.matrix(l, d, 0, 0), cols);
+      }
+      g.gemm(true, false, GH, H, R, gh_all, GH, dr.hprev.data(), H, 0.0,
+             res.dw.data() + L.matrix(l, d, 1, 0), H);
+      if (c.bias) {
+        double* dbx = res.dw.data() + L.bias(l, d, 0, 0);
+        double* dbh = res.dw.data() + L.bias(l, d, 1, 0);
+#pragma omp parallel for
+        for (size_t i = 0; i < GH; ++i) {
+          double sx = 0.0, sh = 0.0;
+          for (size_t r = 0; r < R; ++r)
+            sx += dpx[r * GH + i], sh += gh_all[r * GH + i];
+          dbx[i] = sx;
+          dbh[i] = sh;
         }
       }
     }
     if (l == 0)
-      res.dx = din;
+      res.dx = std::move(din);
     else
-      dout = din;
+      dout = std::move(din);
   }
+  g.release();
   return res;
 }
 
