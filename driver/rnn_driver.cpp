@@ -177,14 +177,14 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   // {seed, counter} there (core/dropout_descriptor.hpp), not in device memory.
   std::vector<uint8_t> states;
   miopenStatus_t rc;
+  const unsigned long long dseed =
+      (static_cast<unsigned long long>(flags.get_int("seed_high")) << 32) |
+      static_cast<unsigned>(flags.get_int("seed_low"));
   if (dropout) {
     miopenCreateDropoutDescriptor(&o.drop);
     size_t n = 0;
     miopenDropoutGetStatesSize(o.h, &n);
     states.resize(n);
-    const unsigned long long dseed =
-        (static_cast<unsigned long long>(flags.get_int("seed_high")) << 32) |
-        static_cast<unsigned>(flags.get_int("seed_low"));
     rc = miopenSetDropoutDescriptor(o.drop, o.h, std::stof(flags.get_str("dropout")), states.data(),
                                     n, dseed, false, false, MIOPEN_RNG_PSEUDO_XORWOW);
     if (rc != miopenStatusSuccess) return rc;
@@ -295,13 +295,20 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
                                             cy_d.data(), wsb.data(), ws, rsb.data(), rs);
   };
   const bool verify = flags.get_int("verify") != 0;
-  const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+  // The training passes' reference draws the library's dropout masks (the states are fresh and
+  // state_evo is off, so every call uses generator counter 0); inference has no dropout.
+  ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+  if (dropout) {
+    rc_ref.dropout = std::stof(flags.get_str("dropout"));
+    rc_ref.dropout_seed = dseed;
+  }
+  ref::RnnConfig rc_infer = rc_ref;
+  rc_infer.dropout = 0.0;
   const std::unique_ptr<ref::DoubleGemm> gemm = verify ? rnn_reference_gemm(memory) : nullptr;
   using V = std::vector<double>;
   const V X = x.values(), HX = hx.values(), CX = cx.values(), W = w.values();
   const bool lstm = mode == 2;
   bool ok = true;
-  const bool dropped = dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f;
   if (run_fwd) {
     rc = timed("Forward RNN", [&] { return forward(inference); });
     if (rc != miopenStatusSuccess) {
@@ -310,11 +317,9 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     }
     for (const DeviceBuffer* d : {&y_d, &hy_d, &cy_d})
       if ((rc = d->download())) return rc;
-    if (verify && dropped && !inference) {
-      std::cout << "Forward RNN verification skipped: the reference does not model dropout masks"
-                << std::endl;
-    } else if (verify) {
-      const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, gemm.get());
+    if (verify) {
+      const auto f = ref::rnn_forward(inference ? rc_infer : rc_ref, I, batch, X, HX,
+                                      lstm ? CX : V{}, W, gemm.get());
       ok = check("Forward RNN", f.y, y) && ok;
       ok = check("final hidden", f.hy, hy) && ok;
       if (lstm) ok = check("final cell", f.cy, cy) && ok;
@@ -352,10 +357,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     }
     for (const DeviceBuffer* d : {&dx_d, &dhx_d, &dcx_d, &dw_d})
       if ((rc = d->download())) return rc;
-    if (verify && dropped) {
-      std::cout << "Backward RNN verification skipped: the reference does not model dropout masks"
-                << std::endl;
-    } else if (verify) {
+    if (verify) {
       const auto b = ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, dy.values(),
                                        dhy.values(), lstm ? dcy.values() : V{}, gemm.get());
       if (run_bwd) {

@@ -223,10 +223,7 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
     if ((rc = d->download())) return rc;
   bool ok = true;
   if (flags.get_int("verify") != 0) {
-    if (dropout && L > 1 && std::stof(flags.get_str("dropout")) > 0.0f) {
-      std::cout << "RNN verification skipped: the reference does not model dropout masks"
-                << std::endl;
-    } else {
+    {
       using V = std::vector<double>;
       // Packed, sorted copies for the references, and the results mapped the same way.
       auto pack = [&](const HostTensor& s, int vec) {
@@ -245,13 +242,21 @@ int run_rnn_seq_driver(const std::string& base, int argc, const char* const* arg
               o[(st * B + i) * H + j] = s.get((st * B + order[i]) * H + j);
         return o;
       };
-      const ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+      // Training passes with the library's dropout masks (fresh states, state_evo off: counter 0).
+      ref::RnnConfig rc_ref{mode, H, L, bi, skip, bias};
+      if (dropout) {
+        rc_ref.dropout = std::stof(flags.get_str("dropout"));
+        rc_ref.dropout_seed = static_cast<unsigned>(flags.get_int("seed_low"));
+      }
       const std::unique_ptr<ref::DoubleGemm> gemm = rnn_reference_gemm(memory);
       const bool lstm = mode == 2;
       const V X = pack(x, I), W = wv.values(), HX = sort_state(hx), CX = sort_state(cx);
       // The references need all B sequences to be non-empty (MIOpen's packed batch).
       if (run_fwd) {
-        const auto f = ref::rnn_forward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, gemm.get());
+        // y and the final states come from the last forward: inference has no dropout.
+        ref::RnnConfig rc_fwd = rc_ref;
+        if (inference && !(run_bwd || run_wrw)) rc_fwd.dropout = 0.0;
+        const auto f = ref::rnn_forward(rc_fwd, I, batch, X, HX, lstm ? CX : V{}, W, gemm.get());
         ok = check_rnn_output("Forward RNN", f.y, pack(y, D * H), type) && ok;
         ok = check_rnn_output("final hidden", f.hy, sort_state(hy), type) && ok;
         if (lstm) ok = check_rnn_output("final cell", f.cy, sort_state(cy), type) && ok;

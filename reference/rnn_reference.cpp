@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "double_gemm.hpp"
 
@@ -45,6 +46,27 @@ struct Layout {
     return matrices() + ((static_cast<size_t>(l) * 2 + s) * D + d) * G * H + g * H;
   }
 };
+
+// anydnn's dropout generator, written again from its definition (splitmix64's finaliser over
+// the seed, the call's counter and the element): element i is kept when its uniform draw in
+// [0, 1) (the hash's top 53 bits) is at least the rate.
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Multiplies layer l's output rows (or, backwards, their gradient) by its dropout mask / (1 - p).
+void apply_dropout(const RnnConfig& c, int l, std::vector<double>& v) {
+  const uint64_t key = mix(c.dropout_seed ^ 0x9e3779b97f4a7c15ull) +
+                       mix(c.dropout_counter * 1024 + static_cast<uint64_t>(l)) * 31;
+  const double scale = 1.0 / (1.0 - c.dropout);
+#pragma omp parallel for
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double u = static_cast<double>(mix(key + i) >> 11) * (1.0 / 9007199254740992.0);
+    v[i] = u >= c.dropout ? v[i] * scale : 0.0;
+  }
+}
 
 double act(int mode, double v) {
   return mode == 0 ? std::max(v, 0.0) : std::tanh(v);
@@ -183,6 +205,7 @@ RnnForwardResult forward_pass(const RnnConfig& c, const Layout& L, const Steps& 
       }
     }
     if (rec != nullptr) rec->inputs.push_back(std::move(in));
+    if (c.dropout > 0.0 && l + 1 < c.layers) apply_dropout(c, l, out);
     in = std::move(out);
     width = static_cast<size_t>(D) * H;
   }
@@ -322,10 +345,12 @@ RnnBackwardResult rnn_backward(const RnnConfig& c, size_t input, const std::vect
         }
       }
     }
-    if (l == 0)
+    if (l == 0) {
       res.dx = std::move(din);
-    else
+    } else {
+      if (c.dropout > 0.0) apply_dropout(c, l - 1, din);  // back through layer l-1's mask
       dout = std::move(din);
+    }
   }
   g.release();
   return res;

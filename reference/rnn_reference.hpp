@@ -18,6 +18,12 @@ struct RnnConfig {
   int mode = 1;  // 0 relu, 1 tanh, 2 LSTM, 3 GRU
   int hidden = 0, layers = 1;
   bool bidirectional = false, skip_input = false, bias = false;
+  // Dropout between layers (training passes; rnn_forward models a training forward): element i
+  // of layer l's output rows (sum(B_t) x D*H, row-major) is kept, scaled by 1 / (1 - dropout),
+  // when anydnn's counter-based generator (src/core/dropout_descriptor.hpp) says so for
+  // (dropout_seed, dropout_counter * 1024 + l, i).
+  double dropout = 0.0;
+  unsigned long long dropout_seed = 0, dropout_counter = 0;
 };
 
 struct RnnForwardResult {

@@ -1,9 +1,9 @@
 // The RNN reference's backward pass (reference/rnn_reference.cpp) against central differences of
 // its own forward pass: every weight, input and initial-state gradient of small problems in every
-// mode, bidirectional, stacked, with biases, skip input and shrinking batches. The forward pass is
-// checked against the library by every RNN test; this ties the backward one to the forward one
-// without trusting the library (both use the GEMM-batched structure, so an error in how steps or
-// rows are batched would show up here as a wrong gradient).
+// mode, bidirectional, stacked, with biases, skip input, dropout between layers and shrinking
+// batches. The forward pass is checked against the library by every RNN test; this ties the
+// backward one to the forward one without trusting the library (an error in how steps or rows are
+// batched into products would show up here as a wrong gradient).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -95,6 +95,8 @@ const Case kCases[] = {
     {"lstm_skip_input", {2, 3, 1, false, true, false}, 3, {2, 1}},
     {"gru_bias_2layers", {3, 3, 2, false, false, true}, 2, {3, 2, 1}},
     {"gru_bidirectional_skip", {3, 2, 1, true, true, true}, 2, {2, 2, 2}},
+    {"lstm_dropout_3layers", {2, 3, 3, true, false, true, 0.4, 99, 2}, 2, {3, 2, 1}},
+    {"relu_dropout_2layers", {0, 4, 2, false, false, false, 0.5, 7, 0}, 3, {2, 2}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Reference, RnnReferenceGradients, ::testing::ValuesIn(kCases),
