@@ -91,6 +91,33 @@ double cutlass_conv_ms(const DeviceRates& r, GemmMath math, double m, double n, 
   return compute_ms + kLaunchMs;
 }
 
+double calibrated_ms(std::string_view solver, miopenDataType_t type, bool tf32, double model_ms) {
+  // Fitted by coordinate search (factors 0.8-1.45, fixed costs 0-12 us) on the measured
+  // solver_bench sweep of 2026-11-25 (1,356 problems): immediate mode's first choice more than
+  // 1.2x slower than the fastest solver on 17 problems before, 7 after.
+  struct Row {
+    std::string_view solver;
+    int math;  // 1 TF32 allowed, 2 fp16 / bf16
+    double factor, fixed_ms;
+  };
+  static constexpr Row kRows[] = {
+      {"GemmBwd1x1_stride1", 2, 0.8, 0.0},
+      {"GemmFwdRest", 2, 0.9, 0.0},
+      {"GemmWrwUniversal", 2, 1.1, 0.0},
+      {"ImplicitGemmTensorCoreBwd", 2, 0.8, 0.008},
+      {"ImplicitGemmTensorCoreFwd", 2, 0.9, 0.012},
+      {"GemmBwd1x1_stride1", 1, 0.8, 0.002},
+      {"GemmFwd1x1_0_1", 1, 1.1, 0.012},
+      {"GemmFwdRest", 1, 1.3, 0.0},
+      {"GemmWrw1x1_stride1", 1, 0.8, 0.0},
+      {"GemmWrwUniversal", 1, 1.1, 0.0},
+  };
+  const int math = type == miopenFloat ? (tf32 ? 1 : 0) : 2;
+  for (const Row& row : kRows)
+    if (row.math == math && row.solver == solver) return model_ms * row.factor + row.fixed_ms;
+  return model_ms;
+}
+
 double direct_fp32_ms(const DeviceRates& r, double blocks, double channels, double patch_elements,
                       double taps) {
   const double per_block_ns =

@@ -8,7 +8,10 @@
 // the ResNet-50 and DeepBench layers in every direction and precision (docs/performance.md).
 #pragma once
 
+#include <miopen/miopen.h>
+
 #include <cstddef>
+#include <string_view>
 
 namespace anydnn::cuda {
 
@@ -59,5 +62,12 @@ double cutlass_conv_ms(const DeviceRates& r, GemmMath math, double m, double n, 
 // channel.
 double direct_fp32_ms(const DeviceRates& r, double blocks, double channels, double patch_elements,
                       double taps);
+
+// The structural model of `solver` corrected by its fitted calibration for the problem's math
+// (fp32, fp32 with TF32 allowed, fp16 / bf16): a factor and a fixed cost per solver, fitted to a
+// sweep of every ResNet-50 and DeepBench layer (docs/find-and-heuristics.md). They absorb what
+// the structure leaves out, e.g. that cuBLAS runs thin 1x1 backward GEMMs faster than its tile
+// model says, or the tensor-core solvers' extra launches and staging on small problems.
+double calibrated_ms(std::string_view solver, miopenDataType_t type, bool tf32, double model_ms);
 
 }  // namespace anydnn::cuda

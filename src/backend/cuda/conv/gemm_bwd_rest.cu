@@ -35,7 +35,8 @@ class GemmBwdRest final : public ConvSolver {
     const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.rows, s.pixels, s.k_per_group,
                                        s.groups, e, 4.0);
     const double col2im = column_pass_ms(r, kCol2imFactor, s.x_image, e, col, 4.0);
-    return static_cast<double>(p.batch()) * (gemm + col2im + kImageLoopMs);
+    return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
+                         static_cast<double>(p.batch()) * (gemm + col2im + kImageLoopMs));
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);

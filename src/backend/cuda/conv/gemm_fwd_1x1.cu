@@ -23,9 +23,11 @@ class GemmFwd1x1 final : public ConvSolver {
   double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const GemmShape s(p);
     const double e = static_cast<double>(data_type_size(p.data_type()));
-    return static_cast<double>(s.groups) * cublas_gemm_ms(backend_of(ctx).rates(),
-                                                          gemm_math(p.data_type()), s.k_per_group,
-                                                          s.pixels, s.c_per_group, p.batch(), e, e);
+    return calibrated_ms(
+        name(), p.data_type(), ctx.config.conv_allow_tf32,
+        static_cast<double>(s.groups) * cublas_gemm_ms(backend_of(ctx).rates(),
+                                                       gemm_math(p.data_type()), s.k_per_group,
+                                                       s.pixels, s.c_per_group, p.batch(), e, e));
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);

@@ -39,7 +39,8 @@ class GemmFwdRest final : public ConvSolver {
     const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.pixels, s.rows,
                                        s.groups, e, e);
     const double im2col = column_pass_ms(r, kIm2colFactor, s.x_image, e, col, e);
-    return static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs);
+    return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
+                         static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs));
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);

@@ -35,7 +35,8 @@ class GemmWrw1x1 final : public ConvSolver {
     const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.c_per_group,
                                        s.pixels, s.groups, e, 8.0);
     const double round = p.data_type() == miopenFloat ? 0.0 : memory_ms(r, dw * (4.0 + e));
-    return static_cast<double>(p.batch()) * (gemm + kImageLoopMs) + round;
+    return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
+                         static_cast<double>(p.batch()) * (gemm + kImageLoopMs) + round);
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);

@@ -51,7 +51,8 @@ class GemmWrwUniversal final : public ConvSolver {
                                        s.groups, e, 8.0);
     const double im2col = column_pass_ms(r, kIm2colFactor, s.x_image, e, col, e);
     const double round = p.data_type() == miopenFloat ? 0.0 : memory_ms(r, dw * (4.0 + e));
-    return static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs) + round;
+    return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
+                         static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs) + round);
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);

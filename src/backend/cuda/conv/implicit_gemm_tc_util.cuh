@@ -466,7 +466,7 @@ class TcSolver : public ConvSolver {
         }
       }
     });
-    return ms;
+    return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32, ms);
   }
 
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
