@@ -4,8 +4,10 @@
 // CPU solver test's tolerances (1e-4 fp32, 5e-4 fp16, 4e-3 bf16). Then the public C API (V1 and
 // V2) with a handle on the CUDA backend and device buffers.
 #include <gtest/gtest.h>
+
 #include <miopen/anydnn.h>
 #include <miopen/miopen.h>
+#include <string_view>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "api/api_test_util.hpp"
 #include "backend/backend.hpp"
 #include "bn_reference.hpp"
+#include "bn_solver_promises.hpp"
 #include "bn_spec.hpp"
 #include "common_test_util.hpp"
 #include "core/config.hpp"
@@ -105,7 +108,8 @@ DeviceTensor on_device(const HostTensor& h, bool poison = false) {
 std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDataType_t ptype,
                                         miopenBatchNormMode_t mode, const Case& k,
                                         const ExecutionContext& ctx, Backend& backend,
-                                        std::mt19937& rng, double x_offset = 0.0) {
+                                        std::mt19937& rng, double x_offset = 0.0,
+                                        std::string_view only = {}) {
   const TensorDescriptor pd(ptype, derive_bn_descriptor(x_desc, mode).lens());
   BnDescriptors d{&x_desc, &x_desc, k.dir == BnDirection::Backward ? &x_desc : nullptr, &pd, &pd,
                   &pd,     &pd};
@@ -175,6 +179,7 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
                      dev_bias = on_device(bias);
   std::set<std::string> ran;
   for (const auto& e : backend.bn_solvers().entries()) {
+    if (!only.empty() && e.solver->name() != only) continue;
     const Applicability a = e.solver->applicable(ctx, p);
     if (!a) {
       EXPECT_FALSE(a.reason.empty()) << e.solver->name() << " rejects without a reason";
@@ -269,41 +274,53 @@ struct GpuBackend {
   ExecutionContext ctx() const { return ExecutionContext{cfg, *backend}; }
 };
 
-class BnSolversGpu : public ::testing::TestWithParam<std::string> {};
+// One test per solver, named after it (--gtest_filter='*BnSpatialChannelLast*' runs one): every
+// problem of the list and every direction / flag case it accepts, against the reference; it
+// must accept every problem its promise covers (bn_solver_promises.hpp).
+std::vector<std::string> every_cuda_bn_solver() {
+  if (!test::gpu_present()) return {"NoCudaDevice"};
+  GpuBackend g;
+  std::vector<std::string> names;
+  for (const auto& e : g.backend->bn_solvers().entries())
+    names.emplace_back(e.solver->name());
+  return names;
+}
 
-TEST_P(BnSolversGpu, EveryApplicableSolverMatchesReference) {
+class BnSolverAloneGpu : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BnSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
   REQUIRE_GPU();
-  const std::string& line = GetParam();
-  BnSpec spec;
-  ASSERT_FALSE(driver::parse_bn_line(line, spec)) << line;
+  const std::string& solver = GetParam();
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const TensorDescriptor x = TensorDescriptor::with_layout(
-      spec.type, spec.layout, std::vector<size_t>(spec.lens.begin(), spec.lens.end()));
-  std::set<std::string> ran;
-  for (const Case& k : cases()) {
-    const auto r = check_all_solvers(x, spec.param_type, spec.mode, k, ctx, *g.backend, rng);
-    EXPECT_GE(r.size(), 2u) << "a direct solver and the fallback should both run";
-    ran.insert(r.begin(), r.end());
+  int ran = 0, promised = 0;
+  for (const std::string& line : test::load_problem_lines("bn_problems.txt")) {
+    SCOPED_TRACE(line);
+    BnSpec spec;
+    ASSERT_FALSE(driver::parse_bn_line(line, spec)) << line;
+    const TensorDescriptor x = TensorDescriptor::with_layout(
+        spec.type, spec.layout, std::vector<size_t>(spec.lens.begin(), spec.lens.end()));
+    const bool meant = test::bn_solver_meant_for(solver, spec.mode, spec.layout).value_or(false);
+    for (const Case& k : cases()) {
+      const auto r =
+          check_all_solvers(x, spec.param_type, spec.mode, k, ctx, *g.backend, rng, 0.0, solver);
+      if (meant) {
+        ++promised;
+        EXPECT_EQ(r.size(), 1u) << solver << " is meant for this problem and rejects it";
+      }
+      ran += static_cast<int>(r.size());
+    }
   }
-  EXPECT_TRUE(ran.count("BnStrided")) << "the fallback applies to everything";
+  EXPECT_GT(ran, 0) << solver << " takes no problem of the list";
+  EXPECT_GT(promised, 0) << "no problem of the list is one " << solver << " is meant for";
 }
 
-std::string bn_test_name(const std::string& line) {
-  std::string s;
-  for (char c : line)
-    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return s;
-}
+INSTANTIATE_TEST_SUITE_P(Solvers, BnSolverAloneGpu, ::testing::ValuesIn(every_cuda_bn_solver()),
+                         [](const auto& info) { return info.param; });
 
-INSTANTIATE_TEST_SUITE_P(List, BnSolversGpu,
-                         ::testing::ValuesIn(test::load_problem_lines("bn_problems.txt")),
-                         [](const auto& info) { return bn_test_name(info.param); });
-
-// The same ids and names as the CPU registry, in the same order.
 TEST(BnSolversGpuExtra, RegistryMirrorsTheCpu) {
   REQUIRE_GPU();
   GpuBackend g;

@@ -3,11 +3,15 @@
 // rms tolerances (1e-4 fp32, 5e-4 fp16, 4e-3 bf16). Outputs are poisoned with NaN first.
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string_view>
+
 #include <cmath>
 #include <set>
 
 #include "backend/backend.hpp"
 #include "bn_reference.hpp"
+#include "bn_solver_promises.hpp"
 #include "bn_spec.hpp"
 #include "common_test_util.hpp"
 #include "core/cpu_isa.hpp"
@@ -91,7 +95,8 @@ const char* dir_name(BnDirection d) {
 std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDataType_t ptype,
                                         miopenBatchNormMode_t mode, const Case& k,
                                         const ExecutionContext& ctx, Backend& backend,
-                                        std::mt19937& rng, double x_offset = 0.0) {
+                                        std::mt19937& rng, double x_offset = 0.0,
+                                        std::string_view only = {}) {
   const TensorDescriptor pd(ptype, derive_bn_descriptor(x_desc, mode).lens());
   BnDescriptors d{&x_desc, &x_desc, k.dir == BnDirection::Backward ? &x_desc : nullptr, &pd, &pd,
                   &pd,     &pd};
@@ -160,6 +165,7 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
 
   std::set<std::string> ran;
   for (const auto& e : backend.bn_solvers().entries()) {
+    if (!only.empty() && e.solver->name() != only) continue;
     const Applicability a = e.solver->applicable(ctx, p);
     if (!a) {
       EXPECT_FALSE(a.reason.empty()) << e.solver->name() << " rejects without a reason";
@@ -242,53 +248,67 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
   return ran;
 }
 
-class BnSolvers : public ::testing::TestWithParam<std::tuple<std::string, CpuIsa>> {};
+// One test per solver and instruction set, named after the solver (--gtest_filter='*BnStrided*'
+// runs one): every problem of the list and every direction / flag case it accepts, against the
+// reference; it must accept every problem its promise covers (bn_solver_promises.hpp).
+struct SolverIsa {
+  std::string solver;
+  CpuIsa isa;
+};
 
-TEST_P(BnSolvers, EveryApplicableSolverMatchesReference) {
-  const auto& [line, isa] = GetParam();
-  if (static_cast<int>(isa) > static_cast<int>(best_cpu_isa()))
-    GTEST_SKIP() << "this CPU lacks " << cpu_isa_name(isa);
-  BnSpec spec;
-  ASSERT_FALSE(driver::parse_bn_line(line, spec)) << line;
+void PrintTo(const SolverIsa& c, std::ostream* os) {
+  *os << c.solver << " " << cpu_isa_name(c.isa);
+}
+
+std::vector<SolverIsa> every_cpu_bn_solver() {
+  Config cfg;
+  const auto backend = make_cpu_backend(cfg);
+  std::vector<SolverIsa> out;
+  for (const auto& e : backend->bn_solvers().entries())
+    for (const CpuIsa isa : {CpuIsa::Avx512, CpuIsa::Avx2, CpuIsa::Generic})
+      out.push_back({std::string(e.solver->name()), isa});
+  return out;
+}
+
+class BnSolverAlone : public ::testing::TestWithParam<SolverIsa> {};
+
+TEST_P(BnSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
+  const SolverIsa& c = GetParam();
+  if (static_cast<int>(c.isa) > static_cast<int>(best_cpu_isa()))
+    GTEST_SKIP() << "this CPU lacks " << cpu_isa_name(c.isa);
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
   Config cfg;
   cfg.num_threads = 2;
-  cfg.cpu_isa = isa;
+  cfg.cpu_isa = c.isa;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const TensorDescriptor x = TensorDescriptor::with_layout(
-      spec.type, spec.layout, std::vector<size_t>(spec.lens.begin(), spec.lens.end()));
-  std::set<std::string> ran;
-  for (const Case& k : cases()) {
-    const auto r = check_all_solvers(x, spec.param_type, spec.mode, k, ctx, *backend, rng);
-    const bool channel_last = spec.layout == "NHWC" || spec.layout == "NDHWC";
-    if (!(spec.mode == miopenBNPerActivation && channel_last))
-      EXPECT_GE(r.size(), 2u) << "a direct solver and the fallback should both run";
-    ran.insert(r.begin(), r.end());
+  int ran = 0, promised = 0;
+  for (const std::string& line : test::load_problem_lines("bn_problems.txt")) {
+    SCOPED_TRACE(line);
+    BnSpec spec;
+    ASSERT_FALSE(driver::parse_bn_line(line, spec)) << line;
+    const TensorDescriptor x = TensorDescriptor::with_layout(
+        spec.type, spec.layout, std::vector<size_t>(spec.lens.begin(), spec.lens.end()));
+    const bool meant = test::bn_solver_meant_for(c.solver, spec.mode, spec.layout).value_or(false);
+    for (const Case& k : cases()) {
+      const auto r =
+          check_all_solvers(x, spec.param_type, spec.mode, k, ctx, *backend, rng, 0.0, c.solver);
+      if (meant) {
+        ++promised;
+        EXPECT_EQ(r.size(), 1u) << c.solver << " is meant for this problem and rejects it";
+      }
+      ran += static_cast<int>(r.size());
+    }
   }
-  EXPECT_TRUE(ran.count("BnStrided")) << "the fallback applies to everything";
+  EXPECT_GT(ran, 0) << c.solver << " takes no problem of the list";
+  EXPECT_GT(promised, 0) << "no problem of the list is one " << c.solver << " is meant for";
 }
 
-std::vector<std::string> problem_lines() {
-  return test::load_problem_lines("bn_problems.txt");
-}
-
-std::string bn_test_name(const std::string& line) {
-  std::string s;
-  for (char c : line)
-    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(List, BnSolvers,
-                         ::testing::Combine(::testing::ValuesIn(problem_lines()),
-                                            ::testing::Values(CpuIsa::Generic, CpuIsa::Avx2,
-                                                              CpuIsa::Avx512)),
+INSTANTIATE_TEST_SUITE_P(Solvers, BnSolverAlone, ::testing::ValuesIn(every_cpu_bn_solver()),
                          [](const auto& info) {
-                           return bn_test_name(std::get<0>(info.param)) + "_" +
-                                  cpu_isa_name(std::get<1>(info.param));
+                           return info.param.solver + "_" + cpu_isa_name(info.param.isa);
                          });
 
 // A padded, permuted layout (CHWN with gaps) only the fallback walks.
