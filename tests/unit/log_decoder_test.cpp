@@ -4,6 +4,8 @@
 // de-duplication, and garbage that must be skipped with a warning.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <random>
 #include <string>
 
@@ -191,6 +193,9 @@ TEST(LogDecoder, GarbageIsSkippedWithWarnings) {
   EXPECT_NE(all.find("sizes must be positive"), std::string::npos) << all;
 }
 
+// Random log-like bytes: the decoder neither crashes nor invents anything. Whatever it emits is a
+// well-formed command (a driver base and a first-line number inside the text) that occurs at
+// least once, and every warning names a line.
 TEST(LogDecoder, RandomBytesNeverCrash) {
   std::mt19937 rng(12345);
   const std::string alphabet = "{}, =\t\nmiopenStatus_t()MIOpen(HIP):[]0123456789-xDescconvDesc";
@@ -198,9 +203,20 @@ TEST(LogDecoder, RandomBytesNeverCrash) {
     std::string text;
     for (int i = 0; i < 2000; ++i)
       text += alphabet[rng() % alphabet.size()];
+    const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
     LogDecoder d;
     d.feed_text(text);
-    (void)d.finish();
+    const DecodeResult r = d.finish();
+    for (const DecodedCommand& c : r.commands) {
+      EXPECT_TRUE(c.command.rfind("conv", 0) == 0 || c.command.rfind("bnorm", 0) == 0 ||
+                  c.command.rfind("rnn", 0) == 0)
+          << c.command;
+      EXPECT_GE(c.count, 1u);
+      EXPECT_GE(c.first_line, 1u);
+      EXPECT_LE(c.first_line, lines);
+    }
+    for (const std::string& w : r.warnings)
+      EXPECT_EQ(w.rfind("line ", 0), 0u) << w;
   }
 }
 
