@@ -17,9 +17,8 @@ namespace anydnn {
 
 class ConvSolverRegistry;
 class BnSolverRegistry;
-struct RnnShape;
-struct RnnForwardBuffers;
-struct RnnBackwardBuffers;
+class RnnKernels;
+class DropoutKernels;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -70,16 +69,12 @@ class Backend {
                                   const TensorDescriptor& db_desc, void* db, float alpha,
                                   float beta) = 0;
 
-  // RNN forward (training and inference): every layer, direction and step of one call.
-  virtual void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) = 0;
-  virtual void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) = 0;
-  virtual void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) = 0;
-
-  // Dropout (docs: backend/cpu/dropout.hpp): in -> out through the mask, which is generated
-  // from (seed, counter) when `generate`, else read.
-  virtual void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                             const TensorDescriptor& out_desc, void* out, uint8_t* mask,
-                             bool generate, uint64_t seed, uint64_t counter, float dropout) = 0;
+  // The kernels the RNN passes (rnn/rnn_passes.hpp, written once) drive: step GEMMs, gate
+  // kernels, state moves (rnn/rnn_kernels.hpp).
+  virtual RnnKernels& rnn_kernels() = 0;
+  // The dropout kernel of the dropout API and of the dropout between RNN layers
+  // (dropout/dropout_kernels.hpp).
+  virtual DropoutKernels& dropout_kernels() = 0;
 
   // Scratch memory for the library's own use (e.g. a convolution result before blending). On
   // CUDA it is stream-ordered on the current stream: release it before that stream is destroyed

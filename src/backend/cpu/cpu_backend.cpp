@@ -10,8 +10,7 @@
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
-#include "backend/cpu/rnn/rnn_backward.hpp"
-#include "backend/cpu/rnn/rnn_forward.hpp"
+#include "backend/cpu/rnn/rnn_kernels.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "core/float_types.hpp"
 #include "solver/conv_registry.hpp"
@@ -30,7 +29,9 @@ class CpuBackend final : public Backend {
         conv_solvers_(cpu::make_conv_registry()),
         bn_solvers_(cpu::make_bn_registry()),
         threads_(config.num_threads),
-        isa_(config.cpu_isa) {}
+        isa_(config.cpu_isa),
+        rnn_kernels_(config.cpu_isa, config.num_threads),
+        dropout_kernels_(config.num_threads) {}
 
   BackendKind kind() const override { return BackendKind::Cpu; }
   std::string device_id() const override { return device_id_; }
@@ -55,21 +56,8 @@ class CpuBackend final : public Backend {
                           float beta) override {
     cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
   }
-  void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override {
-    cpu::rnn_forward(shape, buffers, isa_, threads_);
-  }
-  void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
-    cpu::rnn_backward_data(shape, buffers, isa_, threads_);
-  }
-  void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
-    cpu::rnn_backward_weights(shape, buffers, threads_);
-  }
-  void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                     const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
-                     uint64_t seed, uint64_t counter, float dropout) override {
-    cpu::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout,
-                       threads_);
-  }
+  RnnKernels& rnn_kernels() override { return rnn_kernels_; }
+  DropoutKernels& dropout_kernels() override { return dropout_kernels_; }
   DeviceBuffer allocate(size_t bytes) override {
     constexpr std::align_val_t kAlign{64};
     return DeviceBuffer(::operator new(bytes == 0 ? 1 : bytes, kAlign),
@@ -134,6 +122,8 @@ class CpuBackend final : public Backend {
   void* stream_ = nullptr;
   int threads_ = 1;
   CpuIsa isa_ = CpuIsa::Generic;
+  cpu::CpuRnnKernels rnn_kernels_;
+  cpu::CpuDropoutKernels dropout_kernels_;
 };
 
 }  // namespace
