@@ -46,10 +46,7 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
     c.yp = y;
     c.hyp = hy;
     c.cyp = cy;
-    c.workspace = workspace;
-    c.workspace_bytes = ws_bytes;
-    c.reserve = reserve;
-    c.reserve_bytes = reserve_bytes;
+    c.space = {workspace, ws_bytes, reserve, reserve_bytes};
     c.training = training;
     const RnnProblem p = rnn_problem(d, rnn_dropout(d), c);
     log_rnn_command(cfg, p);
@@ -472,10 +469,7 @@ extern "C" miopenStatus_t miopenRNNBackwardData(
     c.dxp = dx;
     c.dhxp = dhx;
     c.dcxp = dcx;
-    c.workspace = workSpace;
-    c.workspace_bytes = workSpaceNumBytes;
-    c.reserve = reserveSpace;
-    c.reserve_bytes = reserveSpaceNumBytes;
+    c.space = {workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes};
     const RnnProblem p = rnn_problem(d, rnn_dropout(d), c);
     log_rnn_command(h.config(), p);
     rnn_run(h, p, c);
@@ -502,10 +496,8 @@ extern "C" miopenStatus_t miopenRNNBackwardWeights(
     c.xp = x;
     c.hxp = hx;
     c.dwp = dw;
-    c.workspace = workSpace;
-    c.workspace_bytes = workSpaceNumBytes;
-    c.reserve = reserveSpace;
-    c.reserve_bytes = reserveSpaceNumBytes;
+    // The reserve is only read.
+    c.space = {workSpace, workSpaceNumBytes, const_cast<void*>(reserveSpace), reserveSpaceNumBytes};
     const RnnProblem p = rnn_problem(d, rnn_dropout(d), c);
     log_rnn_command(h.config(), p);
     rnn_run(h, p, c);

@@ -135,10 +135,7 @@ extern "C" miopenStatus_t miopenRNNForward(
     c.hyp = hy;
     c.cyp = cy;
     c.weight_bytes = weightSpaceSize;
-    c.workspace = workSpace;
-    c.workspace_bytes = workSpaceNumBytes;
-    c.reserve = reserveSpace;
-    c.reserve_bytes = reserveSpaceNumBytes;
+    c.space = {workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes};
     run_seq(h, d, RnnDirection::Forward, c);
   });
 }
@@ -172,10 +169,7 @@ extern "C" miopenStatus_t miopenRNNBackwardSeqData(
     c.dhxp = dhx;
     c.dcxp = dcx;
     c.weight_bytes = weightSpaceSize;
-    c.workspace = workSpace;
-    c.workspace_bytes = workSpaceNumBytes;
-    c.reserve = reserveSpace;
-    c.reserve_bytes = reserveSpaceNumBytes;
+    c.space = {workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes};
     run_seq(h, d, RnnDirection::BackwardData, c);
   });
 }
@@ -200,10 +194,8 @@ extern "C" miopenStatus_t miopenRNNBackwardWeightsSeqTensor(
     c.hxp = hx;
     c.dwp = dw;
     c.weight_bytes = weightSpaceSize;
-    c.workspace = workSpace;
-    c.workspace_bytes = workSpaceNumBytes;
-    c.reserve = const_cast<void*>(reserveSpace);
-    c.reserve_bytes = reserveSpaceNumBytes;
+    // The reserve is only read.
+    c.space = {workSpace, workSpaceNumBytes, const_cast<void*>(reserveSpace), reserveSpaceNumBytes};
     run_seq(h, d, RnnDirection::BackwardWeights, c);
   });
 }

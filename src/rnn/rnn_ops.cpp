@@ -104,8 +104,8 @@ RnnProblem rnn_problem(const RnnDescriptor& d, const DropoutDescriptor* dropout,
   }
   ANYDNN_CHECK_BADPARM(c.xp != nullptr && c.yp != nullptr && c.wp != nullptr,
                        "x, y and w must not be null pointers");
-  rnn_check_workspace(c.workspace, c.workspace_bytes, s.workspace_bytes());
-  if (c.training) rnn_check_reserve(c.reserve, c.reserve_bytes, s.reserve_bytes());
+  rnn_check_workspace(c.space.workspace, c.space.workspace_bytes, s.workspace_bytes());
+  if (c.training) rnn_check_reserve(c.space.reserve, c.space.reserve_bytes, s.reserve_bytes());
   return RnnProblem(std::move(s), dropout, RnnDirection::Forward, !c.training);
 }
 
@@ -129,8 +129,8 @@ RnnShape backward_shape(const RnnDescriptor& d, const TensorDescs& x, const Tens
 
 RnnProblem rnn_problem(const RnnDescriptor& d, const DropoutDescriptor* dropout,
                        const RnnBackwardDataCall& c) {
-  RnnShape s = backward_shape(d, c.dx, c.y, *c.w, "weight descriptor", *c.hx, c.workspace,
-                              c.workspace_bytes, c.reserve, c.reserve_bytes);
+  RnnShape s = backward_shape(d, c.dx, c.y, *c.w, "weight descriptor", *c.hx, c.space.workspace,
+                              c.space.workspace_bytes, c.space.reserve, c.space.reserve_bytes);
   rnn_check_outputs(s, c.dy);
   rnn_check_state(d, s, *c.dhy, "dhyDesc");
   rnn_check_state(d, s, *c.dhx, "dhxDesc");
@@ -146,8 +146,8 @@ RnnProblem rnn_problem(const RnnDescriptor& d, const DropoutDescriptor* dropout,
 
 RnnProblem rnn_problem(const RnnDescriptor& d, const DropoutDescriptor* dropout,
                        const RnnBackwardWeightsCall& c) {
-  RnnShape s = backward_shape(d, c.x, c.y, *c.dw, "weight descriptor", *c.hx, c.workspace,
-                              c.workspace_bytes, c.reserve, c.reserve_bytes);
+  RnnShape s = backward_shape(d, c.x, c.y, *c.dw, "weight descriptor", *c.hx, c.space.workspace,
+                              c.space.workspace_bytes, c.space.reserve, c.space.reserve_bytes);
   ANYDNN_CHECK_BADPARM(c.xp != nullptr && c.dwp != nullptr, "x and dw must not be null pointers");
   return RnnProblem(std::move(s), dropout, RnnDirection::BackwardWeights, false);
 }
@@ -158,7 +158,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   const bool lstm = p.lstm();
   const size_t state = s.state_values();
   Backend& be = h.backend();
-  RnnHalfStaging io(s, c.workspace, be);
+  RnnHalfStaging io(s, c.space.workspace, be);
   RnnForwardBuffers b;
   b.x = io.in(c.xp, s.rows * s.input);
   b.hx = io.in(c.hxp, state);
@@ -169,7 +169,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   b.cy = lstm ? io.out(c.cyp, state) : nullptr;
   // Training keeps the activations in the reserve for the backward passes; inference uses
   // the same layout at the front of the workspace.
-  attach_forward_space(p, c.training, c.workspace, c.reserve, b, be);
+  attach_forward_space(p, c.training, c.space.workspace, c.space.reserve, b, be);
   h.record_kernel_time(be.run_timed([&] {
     rnn_forward_pass(be, s, b);
     io.finish();
@@ -182,8 +182,8 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardDataCall& c) {
   const size_t state = s.state_values();
   Backend& be = h.backend();
   RnnBackwardBuffers b;
-  attach_backward_space(p, c.workspace, c.reserve, b);
-  RnnHalfStaging io(s, c.workspace, be);
+  attach_backward_space(p, c.space.workspace, c.space.reserve, b);
+  RnnHalfStaging io(s, c.space.workspace, be);
   b.w = io.in(c.wp, p.desc().param_count(s.input));
   b.hx = io.in(c.hxp, state);
   b.cx = lstm ? io.in(c.cxp, state) : nullptr;
@@ -203,8 +203,8 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardWeightsCall& c) {
   const RnnShape& s = p.shape();
   Backend& be = h.backend();
   RnnBackwardBuffers b;
-  attach_backward_space(p, c.workspace, c.reserve, b);
-  RnnHalfStaging io(s, c.workspace, be);
+  attach_backward_space(p, c.space.workspace, c.space.reserve, b);
+  RnnHalfStaging io(s, c.space.workspace, be);
   b.x = io.in(c.xp, s.rows * s.input);
   b.hx = io.in(c.hxp, s.state_values());
   b.dw = io.out(c.dwp, p.desc().param_count(s.input));

@@ -35,16 +35,21 @@ void rnn_check_outputs(const RnnShape& s, const TensorDescs& y);
 void rnn_check_workspace(const void* workspace, size_t bytes, size_t need);
 void rnn_check_reserve(const void* reserve, size_t bytes, size_t need);
 
+// A call's workspace and reserve (the reserve is only read by the backward passes).
+struct RnnSpace {
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  void* reserve = nullptr;
+  size_t reserve_bytes = 0;
+};
+
 // The descriptors (resolved and set; cx / cy only for LSTM) and buffers of a forward call.
 struct RnnForwardCall {
   TensorDescs x, y;
   const TensorDescriptor *w = nullptr, *hx = nullptr, *hy = nullptr, *cx = nullptr, *cy = nullptr;
   const void *xp = nullptr, *hxp = nullptr, *cxp = nullptr, *wp = nullptr;
   void *yp = nullptr, *hyp = nullptr, *cyp = nullptr;
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
-  void* reserve = nullptr;
-  size_t reserve_bytes = 0;
+  RnnSpace space;
   bool training = false;
 };
 // Backward data: dx's descriptors carry the input size, y's and dy's the output width.
@@ -55,20 +60,14 @@ struct RnnBackwardDataCall {
   const void *dyp = nullptr, *dhyp = nullptr, *dcyp = nullptr, *wp = nullptr, *hxp = nullptr,
              *cxp = nullptr;
   void *dxp = nullptr, *dhxp = nullptr, *dcxp = nullptr;
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
-  const void* reserve = nullptr;
-  size_t reserve_bytes = 0;
+  RnnSpace space;
 };
 struct RnnBackwardWeightsCall {
   TensorDescs x, y;
   const TensorDescriptor *dw = nullptr, *hx = nullptr;
   const void *xp = nullptr, *hxp = nullptr;
   void* dwp = nullptr;
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
-  const void* reserve = nullptr;
-  size_t reserve_bytes = 0;
+  RnnSpace space;
 };
 
 // Validate a call and build its problem (the shim logs problem.key(), then runs it).

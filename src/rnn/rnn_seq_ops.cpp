@@ -149,12 +149,12 @@ void check_sizes(const RnnShape& s, const RnnDescriptor& d, const RnnSeqCall& c,
                                                                      << " is below the " << wneed
                                                                      << " bytes of the weights");
   const size_t need = legacy_ws(s) + staging_floats(s) * sizeof(float);
-  ANYDNN_CHECK_BADPARM(
-      c.workspace != nullptr && c.workspace_bytes >= need,
-      "workSpaceNumBytes = " << c.workspace_bytes << " is below the " << need << " bytes needed");
+  ANYDNN_CHECK_BADPARM(c.space.workspace != nullptr && c.space.workspace_bytes >= need,
+                       "workSpaceNumBytes = " << c.space.workspace_bytes << " is below the " << need
+                                              << " bytes needed");
   if (need_reserve)
-    ANYDNN_CHECK_BADPARM(c.reserve != nullptr && c.reserve_bytes >= s.reserve_bytes(),
-                         "reserveSpaceNumBytes = " << c.reserve_bytes << " is below the "
+    ANYDNN_CHECK_BADPARM(c.space.reserve != nullptr && c.space.reserve_bytes >= s.reserve_bytes(),
+                         "reserveSpaceNumBytes = " << c.space.reserve_bytes << " is below the "
                                                    << s.reserve_bytes() << " bytes needed");
 }
 
@@ -205,13 +205,13 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
   const RnnDescriptor& d = p.desc();
   const bool lstm = p.lstm();
   Backend& be = h.backend();
-  const Staging st = staging(s, c.workspace);
+  const Staging st = staging(s, c.space.workspace);
   if (p.direction() == RnnDirection::Forward) {
     std::vector<RowMoves> in{gather(*c.x, p, c.xp, st.x)};
     if (c.hxp) in.push_back(permute_in(p, c.hxp, st.s[0]));
     if (lstm && c.cxp) in.push_back(permute_in(p, c.cxp, st.s[1]));
     be.move_rows(in);
-    RnnHalfStaging io(s, c.workspace, be);
+    RnnHalfStaging io(s, c.space.workspace, be);
     RnnForwardBuffers b;
     b.x = st.x;
     b.hx = c.hxp ? st.s[0] : nullptr;
@@ -220,7 +220,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     b.y = st.y;
     b.hy = st.s[2];
     b.cy = lstm ? st.s[3] : nullptr;
-    attach_forward_space(p, c.training, c.workspace, c.reserve, b, be);
+    attach_forward_space(p, c.training, c.space.workspace, c.space.reserve, b, be);
     h.record_kernel_time(be.run_timed([&] {
       rnn_forward_pass(be, s, b);
       std::vector<RowMoves> out{scatter(be, *c.y, p, st.y, c.yp)};
@@ -240,13 +240,13 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     b.cx = lstm && c.cxp ? st.s[1] : nullptr;
     b.dhy = c.dhyp ? st.s[2] : nullptr;
     b.dcy = lstm && c.dcyp ? st.s[3] : nullptr;
-    RnnHalfStaging io(s, c.workspace, be);
+    RnnHalfStaging io(s, c.space.workspace, be);
     b.w = io.in(c.wp, d.param_count(s.input));
     b.dy = st.y;
     b.dx = st.x;
     b.dhx = st.s[4];
     b.dcx = lstm ? st.s[5] : nullptr;
-    attach_backward_space(p, c.workspace, c.reserve, b);
+    attach_backward_space(p, c.space.workspace, c.space.reserve, b);
     h.record_kernel_time(be.run_timed([&] {
       rnn_backward_data_pass(be, s, b);
       std::vector<RowMoves> out{scatter(be, *c.x, p, st.x, c.dxp)};
@@ -261,9 +261,9 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     RnnBackwardBuffers b;
     b.x = st.x;
     b.hx = c.hxp ? st.s[0] : nullptr;
-    RnnHalfStaging io(s, c.workspace, be);
+    RnnHalfStaging io(s, c.space.workspace, be);
     b.dw = io.out(c.dwp, d.param_count(s.input));
-    attach_backward_space(p, c.workspace, c.reserve, b);
+    attach_backward_space(p, c.space.workspace, c.space.reserve, b);
     h.record_kernel_time(be.run_timed([&] {
       rnn_backward_weights_pass(be, s, b);
       io.finish();

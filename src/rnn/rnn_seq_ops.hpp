@@ -12,6 +12,7 @@
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "problem/rnn_problem.hpp"
+#include "rnn/rnn_ops.hpp"
 
 namespace anydnn {
 
@@ -31,10 +32,7 @@ struct RnnSeqCall {
   void *yp = nullptr, *hyp = nullptr, *cyp = nullptr, *dxp = nullptr, *dhxp = nullptr,
        *dcxp = nullptr, *dwp = nullptr;
   size_t weight_bytes = 0;
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
-  void* reserve = nullptr;
-  size_t reserve_bytes = 0;
+  RnnSpace space;
   bool training = true;  // forward only
 };
 

@@ -10,9 +10,6 @@
 #include "backend/cuda/conv_bias.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
-#include "backend/cuda/dropout.hpp"
-#include "backend/cuda/rnn/rnn_backward.hpp"
-#include "backend/cuda/rnn/rnn_forward.hpp"
 #include "backend/cuda/row_moves.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 
@@ -126,24 +123,6 @@ void CudaBackend::conv_bias_backward(const TensorDescriptor& dy_desc, const void
                                      const TensorDescriptor& db_desc, void* db, float alpha,
                                      float beta) {
   cuda::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, stream_);
-}
-
-void CudaBackend::rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) {
-  cuda::rnn_forward(shape, buffers, *this);
-}
-
-void CudaBackend::rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) {
-  cuda::rnn_backward_data(shape, buffers, *this);
-}
-
-void CudaBackend::rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) {
-  cuda::rnn_backward_weights(shape, buffers, *this);
-}
-
-void CudaBackend::dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                                const TensorDescriptor& out_desc, void* out, uint8_t* mask,
-                                bool generate, uint64_t seed, uint64_t counter, float dropout) {
-  cuda::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout, stream_);
 }
 
 DeviceBuffer CudaBackend::allocate(size_t bytes) {
