@@ -188,7 +188,7 @@ extern "C" miopenStatus_t miopenGetRNNWorkspaceSize(miopenHandle_t handle,
     deref(handle);
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    out = legacy_shape(d, sequenceLen, xDesc).workspace_bytes();
+    out = rnn_workspace_size(legacy_shape(d, sequenceLen, xDesc));
   });
 }
 

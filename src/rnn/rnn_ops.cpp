@@ -49,6 +49,39 @@ RnnShape rnn_legacy_shape(const RnnDescriptor& d, const TensorDescs& xs) {
   return make_rnn_shape(d, input, std::move(batch));
 }
 
+size_t rnn_padded_io_bytes(const RnnShape& s) {
+  if (s.desc->padding != miopenRNNIOWithPadding) return 0;
+  return s.rows * (s.input + s.out_width()) * data_type_size(s.desc->type);
+}
+
+namespace {
+
+// The packed copies of padded I/O, after the passes' workspace: `in` holds rows x I values
+// (x, or dx), `out` rows x D*H (y, or dy); null without padding.
+struct PaddedIo {
+  char* in = nullptr;
+  char* out = nullptr;
+};
+PaddedIo padded_io(const RnnShape& s, void* workspace) {
+  if (rnn_padded_io_bytes(s) == 0) return {};
+  char* in = static_cast<char*>(workspace) + s.workspace_bytes();
+  return {in, in + s.rows * s.input * data_type_size(s.desc->type)};
+}
+// Padded (step t's row i at t * B_0 + i) <-> packed rows, `width` values each, same type.
+RowMoves repack(const RnnShape& s, size_t width, const void* src, void* dst, bool to_packed) {
+  const bool half = s.desc->type == miopenHalf;
+  RowMoves m{src, half, dst, half, width, {}};
+  m.rows.reserve(s.rows);
+  for (size_t t = 0; t < s.steps(); ++t)
+    for (size_t i = 0; i < s.batch[t]; ++i) {
+      const size_t padded = (t * s.batch[0] + i) * width, packed = (s.row_start[t] + i) * width;
+      m.rows.emplace_back(to_packed ? padded : packed, to_packed ? packed : padded);
+    }
+  return m;
+}
+
+}  // namespace
+
 void rnn_check_weights(const RnnDescriptor& d, const RnnShape& s, const TensorDescriptor& w,
                        const char* name) {
   ANYDNN_CHECK_BADPARM(w.type() == d.type, name << " and rnnDesc data types differ");
@@ -104,7 +137,7 @@ RnnProblem rnn_problem(const RnnDescriptor& d, const DropoutDescriptor* dropout,
   }
   ANYDNN_CHECK_BADPARM(c.xp != nullptr && c.yp != nullptr && c.wp != nullptr,
                        "x, y and w must not be null pointers");
-  rnn_check_workspace(c.space.workspace, c.space.workspace_bytes, s.workspace_bytes());
+  rnn_check_workspace(c.space.workspace, c.space.workspace_bytes, rnn_workspace_size(s));
   if (c.training) rnn_check_reserve(c.space.reserve, c.space.reserve_bytes, s.reserve_bytes());
   return RnnProblem(std::move(s), dropout, RnnDirection::Forward, !c.training);
 }
@@ -120,7 +153,7 @@ RnnShape backward_shape(const RnnDescriptor& d, const TensorDescs& x, const Tens
   rnn_check_outputs(s, y);
   rnn_check_weights(d, s, w, w_name);
   rnn_check_state(d, s, hx, "hxDesc");
-  rnn_check_workspace(workspace, ws_bytes, s.workspace_bytes());
+  rnn_check_workspace(workspace, ws_bytes, rnn_workspace_size(s));
   rnn_check_reserve(reserve, rs_bytes, s.reserve_bytes());
   return s;
 }
@@ -158,13 +191,15 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   const bool lstm = p.lstm();
   const size_t state = s.state_values();
   Backend& be = h.backend();
+  const PaddedIo pio = padded_io(s, c.space.workspace);
+  if (pio.in) be.move_rows({repack(s, s.input, c.xp, pio.in, true)});
   RnnHalfStaging io(s, c.space.workspace, be);
   RnnForwardBuffers b;
-  b.x = io.in(c.xp, s.rows * s.input);
+  b.x = io.in(pio.in ? pio.in : c.xp, s.rows * s.input);
   b.hx = io.in(c.hxp, state);
   b.cx = lstm ? io.in(c.cxp, state) : nullptr;
   b.w = io.in(c.wp, d.param_count(s.input));
-  b.y = io.out(c.yp, s.rows * s.out_width());
+  b.y = io.out(pio.out ? pio.out : c.yp, s.rows * s.out_width());
   b.hy = io.out(c.hyp, state);
   b.cy = lstm ? io.out(c.cyp, state) : nullptr;
   // Training keeps the activations in the reserve for the backward passes; inference uses
@@ -173,6 +208,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   h.record_kernel_time(be.run_timed([&] {
     rnn_forward_pass(be, s, b);
     io.finish();
+    if (pio.out) be.move_rows({repack(s, s.out_width(), pio.out, c.yp, false)});
   }));
 }
 
@@ -183,19 +219,22 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardDataCall& c) {
   Backend& be = h.backend();
   RnnBackwardBuffers b;
   attach_backward_space(p, c.space.workspace, c.space.reserve, b);
+  const PaddedIo pio = padded_io(s, c.space.workspace);  // dy packed into `out`, dx into `in`
+  if (pio.out) be.move_rows({repack(s, s.out_width(), c.dyp, pio.out, true)});
   RnnHalfStaging io(s, c.space.workspace, be);
   b.w = io.in(c.wp, p.desc().param_count(s.input));
   b.hx = io.in(c.hxp, state);
   b.cx = lstm ? io.in(c.cxp, state) : nullptr;
-  b.dy = io.in(c.dyp, s.rows * s.out_width());
+  b.dy = io.in(pio.out ? pio.out : c.dyp, s.rows * s.out_width());
   b.dhy = io.in(c.dhyp, state);
   b.dcy = lstm ? io.in(c.dcyp, state) : nullptr;
-  b.dx = io.out(c.dxp, s.rows * s.input);
+  b.dx = io.out(pio.in ? pio.in : c.dxp, s.rows * s.input);
   b.dhx = io.out(c.dhxp, state);
   b.dcx = lstm ? io.out(c.dcxp, state) : nullptr;
   h.record_kernel_time(be.run_timed([&] {
     rnn_backward_data_pass(be, s, b);
     io.finish();
+    if (pio.in) be.move_rows({repack(s, s.input, pio.in, c.dxp, false)});
   }));
 }
 
@@ -204,8 +243,10 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardWeightsCall& c) {
   Backend& be = h.backend();
   RnnBackwardBuffers b;
   attach_backward_space(p, c.space.workspace, c.space.reserve, b);
+  const PaddedIo pio = padded_io(s, c.space.workspace);
+  if (pio.in) be.move_rows({repack(s, s.input, c.xp, pio.in, true)});
   RnnHalfStaging io(s, c.space.workspace, be);
-  b.x = io.in(c.xp, s.rows * s.input);
+  b.x = io.in(pio.in ? pio.in : c.xp, s.rows * s.input);
   b.hx = io.in(c.hxp, s.state_values());
   b.dw = io.out(c.dwp, p.desc().param_count(s.input));
   h.record_kernel_time(be.run_timed([&] {

@@ -26,6 +26,16 @@ size_t rnn_input_size(const TensorDescriptor& x, const char* name = "xDesc");
 // The shape of a legacy call from its per-step input descriptors (one per step).
 RnnShape rnn_legacy_shape(const RnnDescriptor& d, const TensorDescs& x);
 
+// Padded I/O (miopenSetRNNPaddingMode(miopenRNNIOWithPadding)): x, y, dx and dy hold every step
+// padded to B_0 rows while xDesc[t] still says B_t. As MIOpen (RNNTensorPaddingConverter), the
+// calls copy them into packed buffers in the workspace, run the packed passes, and copy the
+// outputs back (padding rows untouched). Bytes of those two buffers, 0 without padding.
+size_t rnn_padded_io_bytes(const RnnShape& s);
+// What miopenGetRNNWorkspaceSize returns: the passes' workspace plus the padded-I/O buffers.
+inline size_t rnn_workspace_size(const RnnShape& s) {
+  return s.workspace_bytes() + rnn_padded_io_bytes(s);
+}
+
 // Checks every role of a call; BadParm with the reason.
 void rnn_check_weights(const RnnDescriptor& d, const RnnShape& s, const TensorDescriptor& w,
                        const char* name);
