@@ -23,18 +23,6 @@ class DropoutKernels;
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
 
-// One group of row moves for Backend::move_rows: `width` values per row, row i from element
-// rows[i].first of src to element rows[i].second of dst. Each side holds fp32 or IEEE half (raw
-// bits) values, converted on the way; both sides are the backend's memory.
-struct RowMoves {
-  const void* src = nullptr;
-  bool src_half = false;
-  void* dst = nullptr;
-  bool dst_half = false;
-  size_t width = 0;
-  std::vector<std::pair<size_t, size_t>> rows;
-};
-
 // Direction of Backend::copy. "Device" is the backend's memory (host memory on the CPU). Any:
 // either side may be host or device memory (CUDA's unified addressing tells), for buffers
 // clients may place on either, such as the dropout states.
@@ -86,19 +74,11 @@ class Backend {
                            float beta) = 0;
 
   // Memory moves for front-end code that must not touch device memory itself (RNN parameter
-  // get/set, sequence packing, fp16 staging). All are ordered on the handle's stream; copies
-  // from or to the host return once the host side may be reused.
+  // get/set, the dropout states, sequence packing). Ordered on the handle's stream; copies
+  // from or to the host return once the host side may be reused. (The RNN's row moves, fills
+  // and fp16 conversions are RnnKernels'.)
   virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind) = 0;
   virtual void fill_zero(void* dst, size_t bytes) = 0;
-  // n values between IEEE half (raw bits) and float, both in the backend's memory.
-  virtual void half_to_float(const uint16_t* src, size_t n, float* dst) = 0;
-  virtual void float_to_half(const float* src, size_t n, uint16_t* dst) = 0;
-
-  // Every group's rows (the RNN sequence API's packing): CUDA uploads one offset table for all
-  // groups and runs one kernel per group, instead of a copy per row. Groups run in order.
-  virtual void move_rows(const std::vector<RowMoves>& groups) = 0;
-  // n values of `value` (fp32, or IEEE half when `half`) from dst on.
-  virtual void fill(void* dst, size_t n, float value, bool half) = 0;
 };
 
 // True when this library has the CUDA backend and the CUDA runtime sees at least one device

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace anydnn {
@@ -75,6 +76,18 @@ class RnnStepGemm {
   }
 };
 
+// One group of row moves for RnnKernels::move_rows: `width` values per row, row i from element
+// rows[i].first of src to element rows[i].second of dst. Each side holds fp32 or IEEE half (raw
+// bits) values, converted on the way; both sides are the backend's memory.
+struct RowMoves {
+  const void* src = nullptr;
+  bool src_half = false;
+  void* dst = nullptr;
+  bool dst_half = false;
+  size_t width = 0;
+  std::vector<std::pair<size_t, size_t>> rows;
+};
+
 // A small int table in the backend's memory, uploaded once per pass.
 class RnnIndexTable {
  public:
@@ -124,6 +137,16 @@ class RnnKernels {
   // n floats.
   virtual void copy(float* dst, const float* src, size_t n) = 0;
   virtual void zero(float* dst, size_t n) = 0;
+
+  // The front-ends' moves around the passes. Every group's rows (the sequence API's packing,
+  // padded I/O): CUDA uploads one offset table for all groups and runs one kernel per group,
+  // instead of a copy per row. Groups run in order.
+  virtual void move_rows(const std::vector<RowMoves>& groups) = 0;
+  // n values of `value` (fp32, or IEEE half when `half`) from dst on.
+  virtual void fill(void* dst, size_t n, float value, bool half) = 0;
+  // n values between IEEE half (raw bits) and float (fp16 calls' staging).
+  virtual void half_to_float(const uint16_t* src, size_t n, float* dst) = 0;
+  virtual void float_to_half(const float* src, size_t n, uint16_t* dst) = 0;
 };
 
 }  // namespace anydnn

@@ -73,49 +73,8 @@ class CpuBackend final : public Backend {
   void fill_zero(void* dst, size_t bytes) override {
     if (bytes != 0) std::memset(dst, 0, bytes);
   }
-  void half_to_float(const uint16_t* src, size_t n, float* dst) override {
-    in_chunks(n, [&](size_t i, size_t m) { anydnn::half_to_float(src + i, m, dst + i); });
-  }
-  void float_to_half(const float* src, size_t n, uint16_t* dst) override {
-    in_chunks(n, [&](size_t i, size_t m) { anydnn::float_to_half(src + i, m, dst + i); });
-  }
-  void move_rows(const std::vector<RowMoves>& groups) override {
-    for (const RowMoves& g : groups)
-      for (const auto& [from, to] : g.rows) {
-        if (g.src_half == g.dst_half) {
-          const size_t es = g.src_half ? 2 : 4;
-          std::memcpy(static_cast<char*>(g.dst) + to * es,
-                      static_cast<const char*>(g.src) + from * es, g.width * es);
-        } else if (g.src_half) {
-          anydnn::half_to_float(static_cast<const uint16_t*>(g.src) + from, g.width,
-                                static_cast<float*>(g.dst) + to);
-        } else {
-          anydnn::float_to_half(static_cast<const float*>(g.src) + from, g.width,
-                                static_cast<uint16_t*>(g.dst) + to);
-        }
-      }
-  }
-  void fill(void* dst, size_t n, float value, bool half) override {
-    if (half)
-      std::fill_n(static_cast<uint16_t*>(dst), n, anydnn::float_to_half(value));
-    else
-      std::fill_n(static_cast<float*>(dst), n, value);
-  }
 
  private:
-  // f(first, count) over n values in chunks, on the backend's threads (fp16 RNN staging
-  // converts whole tensors).
-  template <class F>
-  void in_chunks(size_t n, F&& f) const {
-    constexpr size_t kChunk = 16384;
-    const long chunks = static_cast<long>((n + kChunk - 1) / kChunk);
-#pragma omp parallel for num_threads(threads_) if (chunks > 4)
-    for (long c = 0; c < chunks; ++c) {
-      const size_t i = static_cast<size_t>(c) * kChunk;
-      f(i, std::min(kChunk, n - i));
-    }
-  }
-
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;

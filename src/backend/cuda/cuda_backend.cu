@@ -10,7 +10,6 @@
 #include "backend/cuda/conv_bias.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
-#include "backend/cuda/row_moves.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 
 namespace anydnn {
@@ -155,22 +154,6 @@ void CudaBackend::copy(void* dst, const void* src, size_t bytes, CopyKind kind) 
 
 void CudaBackend::fill_zero(void* dst, size_t bytes) {
   if (bytes != 0) check_cuda(cudaMemsetAsync(dst, 0, bytes, stream_), "cudaMemsetAsync");
-}
-
-void CudaBackend::half_to_float(const uint16_t* src, size_t n, float* dst) {
-  cuda::half_to_float(src, n, dst, stream_);
-}
-
-void CudaBackend::float_to_half(const float* src, size_t n, uint16_t* dst) {
-  cuda::float_to_half(src, n, dst, stream_);
-}
-
-void CudaBackend::move_rows(const std::vector<RowMoves>& groups) {
-  cuda::move_rows(groups, stream_);
-}
-
-void CudaBackend::fill(void* dst, size_t n, float value, bool half) {
-  cuda::fill(dst, n, value, half, stream_);
 }
 
 }  // namespace cuda

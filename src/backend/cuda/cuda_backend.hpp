@@ -42,10 +42,6 @@ class CudaBackend final : public Backend {
                    float beta) override;
   void copy(void* dst, const void* src, size_t bytes, CopyKind kind) override;
   void fill_zero(void* dst, size_t bytes) override;
-  void half_to_float(const uint16_t* src, size_t n, float* dst) override;
-  void float_to_half(const float* src, size_t n, uint16_t* dst) override;
-  void move_rows(const std::vector<RowMoves>& groups) override;
-  void fill(void* dst, size_t n, float value, bool half) override;
 
   // --- for the CUDA solvers and kernels ---
   cudaStream_t cuda_stream() const { return stream_; }

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/kernels/rnn_gates.hpp"
 #include "backend/cpu/rnn/rnn_gemm.hpp"
+#include "core/float_types.hpp"
 
 namespace anydnn::cpu {
 
@@ -44,6 +45,18 @@ class HostIndexTable final : public RnnIndexTable {
  private:
   std::vector<int> v_;
 };
+
+// f(first, count) over n values in chunks, on `threads` (fp16 staging converts whole tensors).
+template <class F>
+void in_chunks(size_t n, int threads, F&& f) {
+  constexpr size_t kChunk = 16384;
+  const long chunks = static_cast<long>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for num_threads(threads) if (chunks > 4)
+  for (long c = 0; c < chunks; ++c) {
+    const size_t i = static_cast<size_t>(c) * kChunk;
+    f(i, std::min(kChunk, n - i));
+  }
+}
 
 }  // namespace
 
@@ -199,6 +212,38 @@ void CpuRnnKernels::copy(float* dst, const float* src, size_t n) {
 
 void CpuRnnKernels::zero(float* dst, size_t n) {
   if (n) std::memset(dst, 0, n * sizeof(float));
+}
+
+void CpuRnnKernels::move_rows(const std::vector<RowMoves>& groups) {
+  for (const RowMoves& g : groups)
+    for (const auto& [from, to] : g.rows) {
+      if (g.src_half == g.dst_half) {
+        const size_t es = g.src_half ? 2 : 4;
+        std::memcpy(static_cast<char*>(g.dst) + to * es,
+                    static_cast<const char*>(g.src) + from * es, g.width * es);
+      } else if (g.src_half) {
+        anydnn::half_to_float(static_cast<const uint16_t*>(g.src) + from, g.width,
+                              static_cast<float*>(g.dst) + to);
+      } else {
+        anydnn::float_to_half(static_cast<const float*>(g.src) + from, g.width,
+                              static_cast<uint16_t*>(g.dst) + to);
+      }
+    }
+}
+
+void CpuRnnKernels::fill(void* dst, size_t n, float value, bool half) {
+  if (half)
+    std::fill_n(static_cast<uint16_t*>(dst), n, anydnn::float_to_half(value));
+  else
+    std::fill_n(static_cast<float*>(dst), n, value);
+}
+
+void CpuRnnKernels::half_to_float(const uint16_t* src, size_t n, float* dst) {
+  in_chunks(n, threads_, [&](size_t i, size_t m) { anydnn::half_to_float(src + i, m, dst + i); });
+}
+
+void CpuRnnKernels::float_to_half(const float* src, size_t n, uint16_t* dst) {
+  in_chunks(n, threads_, [&](size_t i, size_t m) { anydnn::float_to_half(src + i, m, dst + i); });
 }
 
 }  // namespace anydnn::cpu

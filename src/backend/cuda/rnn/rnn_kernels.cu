@@ -6,6 +6,8 @@
 #include "backend/cuda/rnn/rnn_gates.hpp"
 #include "backend/cuda/rnn/rnn_gemm.hpp"
 #include "backend/cuda/rnn/rnn_kernels.hpp"
+#include "backend/cuda/row_moves.hpp"
+#include "backend/cuda/tensor_ops.hpp"
 
 namespace anydnn::cuda {
 
@@ -149,6 +151,22 @@ void CudaRnnKernels::zero(float* dst, size_t n) {
   if (n == 0) return;
   check_cuda(cudaMemsetAsync(dst, 0, n * sizeof(float), backend_.cuda_stream()),
              "cudaMemsetAsync (RNN)");
+}
+
+void CudaRnnKernels::move_rows(const std::vector<RowMoves>& groups) {
+  cuda::move_rows(groups, backend_.cuda_stream());
+}
+
+void CudaRnnKernels::fill(void* dst, size_t n, float value, bool half) {
+  cuda::fill(dst, n, value, half, backend_.cuda_stream());
+}
+
+void CudaRnnKernels::half_to_float(const uint16_t* src, size_t n, float* dst) {
+  cuda::half_to_float(src, n, dst, backend_.cuda_stream());
+}
+
+void CudaRnnKernels::float_to_half(const float* src, size_t n, uint16_t* dst) {
+  cuda::float_to_half(src, n, dst, backend_.cuda_stream());
 }
 
 }  // namespace anydnn::cuda

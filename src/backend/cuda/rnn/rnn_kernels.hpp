@@ -32,6 +32,10 @@ class CudaRnnKernels final : public RnnKernels {
   void column_sums(const float* a, size_t rows, size_t cols, size_t lda, float* out) override;
   void copy(float* dst, const float* src, size_t n) override;
   void zero(float* dst, size_t n) override;
+  void move_rows(const std::vector<RowMoves>& groups) override;
+  void fill(void* dst, size_t n, float value, bool half) override;
+  void half_to_float(const uint16_t* src, size_t n, float* dst) override;
+  void float_to_half(const float* src, size_t n, uint16_t* dst) override;
 
  private:
   CudaBackend& backend_;
