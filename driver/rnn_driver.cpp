@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <iostream>
 #include <random>
@@ -72,7 +73,8 @@ void add_rnn_flags(InputFlags& f) {
   f.add("bias", 'b', "0", "Use biases (1)");
   f.add("mode", 'm', "tanh", "relu, tanh, lstm or gru", T::String);
   f.add("inputmode", 'p', "0", "Linear (0) or skip (1) input");
-  f.add("use_padding", 'q', "0", "Padded sequences (1: not supported)");
+  f.add("use_padding", 'q', "0",
+        "Padded I/O: every step of x, y, dx, dy padded to -n's first batch");
   f.add("rnnalgo", 'a', "0", "RNN algorithm (0 default, 1 fundamental)");
   f.add("fwdtype", 'c', "0", "Forward training (0) or inference (1)");
   f.add("datatype", 'f', "1", "Data type (1; the base picks it: rnn fp32, rnnfp16 fp16)");
@@ -86,6 +88,28 @@ namespace {
 
 bool check(const char* what, const std::vector<double>& want, const HostTensor& got) {
   return check_rnn_output(what, want, got.values(), got.type);
+}
+
+// Packed rows (step t's B_t rows back to back) -> every step padded to B_0 rows (zeros), and
+// back: MIOpen's driver (ChangeDataPadding) for -q 1.
+HostTensor pad_rows(const HostTensor& packed, const std::vector<size_t>& batch, size_t width) {
+  const size_t es = packed.type == miopenHalf ? 2 : 4, row = width * es;
+  HostTensor out = HostTensor::zeros(packed.type, batch.size() * batch[0] * width);
+  size_t from = 0;
+  for (size_t t = 0; t < batch.size(); ++t)
+    for (size_t i = 0; i < batch[t]; ++i, ++from)
+      std::memcpy(out.bytes.data() + (t * batch[0] + i) * row, packed.bytes.data() + from * row,
+                  row);
+  return out;
+}
+void unpad_rows(const HostTensor& padded, const std::vector<size_t>& batch, size_t width,
+                HostTensor& packed) {
+  const size_t es = padded.type == miopenHalf ? 2 : 4, row = width * es;
+  size_t to = 0;
+  for (size_t t = 0; t < batch.size(); ++t)
+    for (size_t i = 0; i < batch[t]; ++i, ++to)
+      std::memcpy(packed.bytes.data() + to * row, padded.bytes.data() + (t * batch[0] + i) * row,
+                  row);
 }
 
 struct Owned {
@@ -137,7 +161,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   const int H = flags.get_int("hid_h"), I = flags.get_int("in_h");
   const int forw = flags.get_int("forw"), iters = flags.get_int("iter");
   if (T < 1 || L < 1 || H < 1 || I < 1 || iters < 1) return fail("sizes must be positive");
-  if (flags.get_int("use_padding") != 0) return fail("-q 1 (padded sequences) is not supported");
+  const bool padded = flags.get_int("use_padding") != 0;
   std::vector<size_t> batch;
   {
     std::stringstream ss(flags.get_str("batchsize"));
@@ -201,6 +225,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
                                 static_cast<miopenRNNAlgo_t>(flags.get_int("rnnalgo")), type);
   }
   if (rc != miopenStatusSuccess) return rc;
+  if (padded && (rc = miopenSetRNNPaddingMode(o.rnn, miopenRNNIOWithPadding))) return rc;
   std::vector<miopenTensorDescriptor_t> xd, yd;
   size_t rows = 0;
   for (size_t b : batch) {
@@ -236,22 +261,35 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
   auto y = poisoned(rows * D * H), hy = poisoned(state), cy = poisoned(state),
        dx = poisoned(rows * I), dhx = poisoned(state), dcx = poisoned(state),
        dw = poisoned(w.elements());
+  // Padded I/O (-q 1): the library sees x, dy, y and dx with every step padded to B_0 rows (as
+  // MIOpen's driver, ChangeDataPadding); the reference keeps the packed ones. Padding rows are
+  // zero in the inputs and poisoned in the outputs (the library leaves them alone).
+  const size_t padded_rows = static_cast<size_t>(T) * B0;
+  HostTensor x_pad, dy_pad, y_pad, dx_pad;
+  if (padded) {
+    x_pad = pad_rows(x, batch, I);
+    dy_pad = pad_rows(dy, batch, D * H);
+    y_pad = poisoned(padded_rows * D * H);
+    dx_pad = poisoned(padded_rows * I);
+  }
+  HostTensor &x_io = padded ? x_pad : x, &dy_io = padded ? dy_pad : dy;
+  HostTensor &y_io = padded ? y_pad : y, &dx_io = padded ? dx_pad : dx;
   // The library's view of every tensor (device_buffer.hpp): the host tensors themselves on the
   // CPU backend, device copies on CUDA; outputs are poisoned there as here.
   DeviceBuffer x_d, hx_d, cx_d, w_d, dy_d, dhy_d, dcy_d, y_d, hy_d, cy_d, dx_d, dhx_d, dcx_d, dw_d,
       wsb, rsb;
   for (const auto& [d, t] :
-       std::initializer_list<std::pair<DeviceBuffer*, HostTensor*>>{{&x_d, &x},
+       std::initializer_list<std::pair<DeviceBuffer*, HostTensor*>>{{&x_d, &x_io},
                                                                     {&hx_d, &hx},
                                                                     {&cx_d, &cx},
                                                                     {&w_d, &w},
-                                                                    {&dy_d, &dy},
+                                                                    {&dy_d, &dy_io},
                                                                     {&dhy_d, &dhy},
                                                                     {&dcy_d, &dcy},
-                                                                    {&y_d, &y},
+                                                                    {&y_d, &y_io},
                                                                     {&hy_d, &hy},
                                                                     {&cy_d, &cy},
-                                                                    {&dx_d, &dx},
+                                                                    {&dx_d, &dx_io},
                                                                     {&dhx_d, &dhx},
                                                                     {&dcx_d, &dcx},
                                                                     {&dw_d, &dw}}) {
@@ -317,6 +355,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     }
     for (const DeviceBuffer* d : {&y_d, &hy_d, &cy_d})
       if ((rc = d->download())) return rc;
+    if (padded) unpad_rows(y_io, batch, D * H, y);
     if (verify) {
       const auto f = ref::rnn_forward(inference ? rc_infer : rc_ref, I, batch, X, HX,
                                       lstm ? CX : V{}, W, gemm.get());
@@ -357,6 +396,7 @@ int run_rnn_driver(const std::string& base, int argc, const char* const* argv) {
     }
     for (const DeviceBuffer* d : {&dx_d, &dhx_d, &dcx_d, &dw_d})
       if ((rc = d->download())) return rc;
+    if (padded) unpad_rows(dx_io, batch, I, dx);
     if (verify) {
       const auto b = ref::rnn_backward(rc_ref, I, batch, X, HX, lstm ? CX : V{}, W, dy.values(),
                                        dhy.values(), lstm ? dcy.values() : V{}, gemm.get());

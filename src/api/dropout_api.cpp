@@ -1,11 +1,11 @@
 // C API: dropout descriptors and the dropout forward / backward passes (core/dropout_descriptor
-// describes the reproducible masks and the states buffer).
+// describes the reproducible masks and the states buffer; dropout/dropout_ops.hpp runs them).
 #include <miopen/miopen.h>
 
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
-#include "backend/backend.hpp"
+#include "dropout/dropout_ops.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
@@ -43,28 +43,8 @@ miopenStatus_t apply(const char* fn, miopenHandle_t handle, miopenDropoutDescrip
     const DropoutDescriptor& d = set_dropout(desc);
     const TensorDescriptor& i = deref_set(inDesc, forward ? "xDesc" : "dyDesc");
     const TensorDescriptor& o = deref_set(outDesc, forward ? "yDesc" : "dxDesc");
-    ANYDNN_CHECK_BADPARM(i.lens() == o.lens() && i.type() == o.type(),
-                         "input and output descriptors differ in lengths or type");
-    ANYDNN_CHECK(i.type() == miopenFloat || i.type() == miopenHalf || i.type() == miopenBFloat16,
-                 miopenStatusNotImplemented, "dropout supports float, half and bfloat16");
-    if (noise != nullptr) {
-      const TensorDescriptor& n = deref_set(noise, "noise_shape");
-      ANYDNN_CHECK(n.lens() == i.lens(), miopenStatusNotImplemented,
-                   "a noise shape other than the input's (broadcast masks) is not supported");
-    }
-    ANYDNN_CHECK_BADPARM(in != nullptr && out != nullptr, "data pointers must not be null");
-    ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= i.element_count(),
-                         "reserveSpaceSizeInBytes = " << reserve_bytes << " is below the "
-                                                      << i.element_count() << " bytes needed");
-    // Forward draws a new mask unless use_mask asks for the one already in the reserve;
-    // backward always applies the reserve's mask. The state lives in the backend's memory.
-    const bool generate = forward && !d.use_mask;
-    const DropoutState st = generate ? d.read_state(h.backend()) : DropoutState{};
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().dropout_apply(i, in, o, out, static_cast<uint8_t*>(reserve), generate, st.seed,
-                                st.counter, d.dropout);
-    }));
-    if (generate && d.state_evo) d.advance_counter(h.backend(), st);
+    const TensorDescriptor* n = noise != nullptr ? &deref_set(noise, "noise_shape") : nullptr;
+    dropout_run(h, d, n, i, in, o, out, reserve, reserve_bytes, forward);
   });
 }
 

@@ -1,101 +1,20 @@
 // C API: RNN descriptors, MIOpen's packed weight layout (sizes, descriptors, per-layer get / set
 // / offset) and the passes of the legacy per-step API: forward training and inference, backward
-// data and weights. The sequence-tensor API: rnn_seq_api.cpp; the LogCmdRNN line: rnn_call.cpp.
-// Over the ~600-line guide because the RNN front-end (validation, shapes) still lives here;
-// issue [one-path] moves it to src/rnn/ and leaves the shims.
+// data and weights. Each shim resolves the opaque handles, builds the call's RnnProblem through
+// the front-end (rnn/rnn_ops.hpp), logs it and runs it. The sequence API: rnn_seq_api.cpp.
 #include <miopen/miopen.h>
-
-#include <algorithm>
-#include <string>
-#include <vector>
 
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "api/rnn_call.hpp"
-#include "backend/backend.hpp"
 #include "core/data_type.hpp"
-#include "rnn/rnn_buffers.hpp"
-#include "rnn/rnn_half_staging.hpp"
-#include "rnn/rnn_shape.hpp"
+#include "rnn/rnn_ops.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
 
 namespace {
-
-// The first `want` lengths of an RNN descriptor, which may carry trailing lengths of 1 beyond
-// them: PyTorch's MIOpen path (aten/src/ATen/native/miopen/RNN_miopen.cpp) describes each step as
-// [batch, features, 1] (packed input) or [batch, features, 1, 1, 1], and hx / cx as
-// [layers*directions, batch, hidden, 1, 1]; MIOpen reads only the leading lengths and accepts
-// them, so anydnn does too. Anything else past `want` is BadParm with the reason.
-std::vector<size_t> leading_lens(const TensorDescriptor& t, size_t want, const std::string& name,
-                                 const char* shape) {
-  const auto& l = t.lens();
-  ANYDNN_CHECK_BADPARM(l.size() >= want, name << " must be " << want << "-D " << shape
-                                              << " (trailing lengths of 1 allowed), got "
-                                              << l.size() << "-D");
-  for (size_t i = want; i < l.size(); ++i)
-    ANYDNN_CHECK_BADPARM(l[i] == 1, name << " must be " << shape
-                                         << " (trailing lengths of 1 allowed), length " << i
-                                         << " is " << l[i]);
-  return {l.begin(), l.begin() + static_cast<std::ptrdiff_t>(want)};
-}
-
-// Input size I from a [batch, I] input descriptor.
-size_t input_size(miopenTensorDescriptor_t x, const char* name = "xDesc") {
-  return leading_lens(deref_set(x, name), 2, name, "[batch, input size]")[1];
-}
-
-// The per-step descriptor array of a legacy call: batch sizes and the input width.
-RnnShape shape_of(const RnnDescriptor& d, int seq_len, const miopenTensorDescriptor_t* xDesc) {
-  ANYDNN_CHECK_BADPARM(seq_len > 0, "sequenceLen = " << seq_len << " must be > 0");
-  ANYDNN_CHECK_BADPARM(xDesc != nullptr, "xDesc is a null pointer");
-  std::vector<size_t> batch;
-  size_t input = 0;
-  for (int t = 0; t < seq_len; ++t) {
-    const TensorDescriptor& x = deref_set(xDesc[t], "xDesc[t]");
-    const auto l = leading_lens(x, 2, "xDesc[" + std::to_string(t) + "]", "[batch, input size]");
-    ANYDNN_CHECK_BADPARM(x.type() == d.type, "xDesc[" << t << "] and rnnDesc data types differ");
-    if (t == 0) input = l[1];
-    ANYDNN_CHECK_BADPARM(l[1] == input, "xDesc[" << t << "] input size " << l[1]
-                                                 << " differs from step 0's " << input);
-    batch.push_back(l[0]);
-  }
-  return make_rnn_shape(d, input, std::move(batch));
-}
-
-void check_weights(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescriptor_t wDesc,
-                   const char* name) {
-  const TensorDescriptor& w = deref_set(wDesc, name);
-  ANYDNN_CHECK_BADPARM(w.type() == d.type, name << " and rnnDesc data types differ");
-  ANYDNN_CHECK_BADPARM(w.element_count() == d.param_count(s.input),
-                       name << " holds " << w.element_count() << " elements, the RNN needs "
-                            << d.param_count(s.input));
-}
-
-void check_state(const RnnDescriptor& d, const RnnShape& s, miopenTensorDescriptor_t desc,
-                 const char* name) {
-  const TensorDescriptor& t = deref_set(desc, name);
-  const std::vector<size_t> want = {static_cast<size_t>(d.layers) * d.dirs(), s.batch[0],
-                                    s.hidden()};
-  const auto l = leading_lens(t, 3, name, "[layers*directions, batch, hidden]");
-  ANYDNN_CHECK_BADPARM(l == want, name << " must be [layers*directions, batch, hidden] = ["
-                                       << want[0] << ", " << want[1] << ", " << want[2] << "]");
-}
-
-void check_outputs(const RnnDescriptor& d, const RnnShape& s,
-                   const miopenTensorDescriptor_t* yDesc) {
-  ANYDNN_CHECK_BADPARM(yDesc != nullptr, "yDesc is a null pointer");
-  for (size_t t = 0; t < s.steps(); ++t) {
-    const TensorDescriptor& y = deref_set(yDesc[t], "yDesc[t]");
-    const bool shaped = y.num_dims() >= 2 && std::all_of(y.lens().begin() + 2, y.lens().end(),
-                                                         [](size_t v) { return v == 1; });
-    ANYDNN_CHECK_BADPARM(shaped && y.lens()[0] == s.batch[t] && y.lens()[1] == s.out_width(),
-                         "yDesc[" << t << "] must be [" << s.batch[t] << ", " << s.out_width()
-                                  << "] (batch, directions*hidden)");
-  }
-}
 
 miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescriptor_t rnnDesc,
                        int seq_len, const miopenTensorDescriptor_t* xDesc, const void* x,
@@ -110,44 +29,34 @@ miopenStatus_t forward(const char* fn, miopenHandle_t handle, miopenRNNDescripto
   return guard(cfg, fn, [&] {
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    const RnnShape s = shape_of(d, seq_len, xDesc);
-    check_outputs(d, s, yDesc);
-    check_weights(d, s, wDesc, "wDesc");
-    check_state(d, s, hxDesc, "hxDesc");
-    check_state(d, s, hyDesc, "hyDesc");
+    RnnForwardCall c;
+    c.x = step_descs(seq_len, xDesc, "xDesc");
+    c.y = step_descs(seq_len, yDesc, "yDesc");
+    c.w = &deref_set(wDesc, "wDesc");
+    c.hx = &deref_set(hxDesc, "hxDesc");
+    c.hy = &deref_set(hyDesc, "hyDesc");
     if (d.mode == miopenLSTM) {
-      check_state(d, s, cxDesc, "cxDesc");
-      check_state(d, s, cyDesc, "cyDesc");
+      c.cx = &deref_set(cxDesc, "cxDesc");
+      c.cy = &deref_set(cyDesc, "cyDesc");
     }
-    ANYDNN_CHECK_BADPARM(x != nullptr && y != nullptr && w != nullptr,
-                         "x, y and w must not be null pointers");
-    ANYDNN_CHECK_BADPARM(workspace != nullptr && ws_bytes >= s.workspace_bytes(),
-                         "workSpaceNumBytes = " << ws_bytes << " is below the "
-                                                << s.workspace_bytes() << " bytes needed");
-    if (training)
-      ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= s.reserve_bytes(),
-                           "reserveSpaceNumBytes = " << reserve_bytes << " is below the "
-                                                     << s.reserve_bytes() << " bytes needed");
-    log_rnn_command(cfg, d, s, 1, !training);
-    RnnForwardBuffers b;
-    const bool lstm = d.mode == miopenLSTM;
-    const size_t state = s.state_values();
-    RnnHalfStaging io(s, workspace, h.backend());
-    b.x = io.in(x, s.rows * s.input);
-    b.hx = io.in(hx, state);
-    b.cx = lstm ? io.in(cx, state) : nullptr;
-    b.w = io.in(w, d.param_count(s.input));
-    b.y = io.out(y, s.rows * s.out_width());
-    b.hy = io.out(hy, state);
-    b.cy = lstm ? io.out(cy, state) : nullptr;
-    // Training keeps the activations in the reserve for the backward passes; inference uses
-    // the same layout at the front of the workspace.
-    attach_forward_space(d, s, training, workspace, reserve, b, h.backend());
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().rnn_forward(s, b);
-      io.finish();
-    }));
+    c.xp = x;
+    c.hxp = hx;
+    c.cxp = cx;
+    c.wp = w;
+    c.yp = y;
+    c.hyp = hy;
+    c.cyp = cy;
+    c.space = {workspace, ws_bytes, reserve, reserve_bytes};
+    c.training = training;
+    const RnnProblem p = rnn_problem(d, rnn_dropout(d), c);
+    log_rnn_command(cfg, p);
+    rnn_run(h, p, c);
   });
+}
+
+// The legacy shape from a call's per-step input descriptors.
+RnnShape legacy_shape(const RnnDescriptor& d, int seq_len, const miopenTensorDescriptor_t* xDesc) {
+  return rnn_legacy_shape(d, step_descs(seq_len, xDesc, "xDesc"));
 }
 
 }  // namespace
@@ -279,7 +188,7 @@ extern "C" miopenStatus_t miopenGetRNNWorkspaceSize(miopenHandle_t handle,
     deref(handle);
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    out = shape_of(d, sequenceLen, xDesc).workspace_bytes();
+    out = rnn_workspace_size(legacy_shape(d, sequenceLen, xDesc));
   });
 }
 
@@ -293,7 +202,7 @@ extern "C" miopenStatus_t miopenGetRNNTrainingReserveSize(miopenHandle_t handle,
     deref(handle);
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    out = shape_of(d, sequenceLen, xDesc).reserve_bytes();
+    out = legacy_shape(d, sequenceLen, xDesc).reserve_bytes();
   });
 }
 
@@ -307,7 +216,7 @@ extern "C" miopenStatus_t miopenGetRNNParamsSize(miopenHandle_t handle,
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
     ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
-    out = d.param_count(input_size(xDesc)) * data_type_size(dtype);
+    out = d.param_count(rnn_input_size(deref_set(xDesc, "xDesc"))) * data_type_size(dtype);
   });
 }
 
@@ -323,7 +232,7 @@ extern "C" miopenStatus_t miopenGetRNNParamsDescriptor(miopenHandle_t handle,
     ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
     TensorDescriptor& w = deref(wDesc, "wDesc");
     const size_t cols = static_cast<size_t>(d.dirs()) * d.gates() * d.hidden;
-    w = TensorDescriptor(dtype, {d.param_rows(input_size(xDesc)), cols});
+    w = TensorDescriptor(dtype, {d.param_rows(rnn_input_size(deref_set(xDesc, "xDesc"))), cols});
   });
 }
 
@@ -337,7 +246,7 @@ extern "C" miopenStatus_t miopenGetRNNInputTensorSize(miopenHandle_t handle,
     deref(handle);
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    const RnnShape s = shape_of(d, seqLen, xDesc);
+    const RnnShape s = legacy_shape(d, seqLen, xDesc);
     out = s.rows * s.input * data_type_size(d.type);
   });
 }
@@ -352,7 +261,7 @@ extern "C" miopenStatus_t miopenGetRNNHiddenTensorSize(miopenHandle_t handle,
     deref(handle);
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    const RnnShape s = shape_of(d, seqLen, xDesc);
+    const RnnShape s = legacy_shape(d, seqLen, xDesc);
     out =
         static_cast<size_t>(d.layers) * d.dirs() * s.batch[0] * s.hidden() * data_type_size(d.type);
   });
@@ -368,7 +277,7 @@ extern "C" miopenStatus_t miopenGetRNNLayerParamSize(miopenHandle_t handle,
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
     size_t rows = 0, cols = 0;
-    d.param_offset(layer, paramID, input_size(xDesc), &rows, &cols);
+    d.param_offset(layer, paramID, rnn_input_size(deref_set(xDesc, "xDesc")), &rows, &cols);
     out = rows * cols * data_type_size(d.type);
   });
 }
@@ -388,21 +297,6 @@ extern "C" miopenStatus_t miopenGetRNNLayerBiasSize(miopenHandle_t handle,
 
 namespace {
 
-// Descriptor and element offset of a layer parameter (matrix) or bias (vector).
-size_t layer_piece(const RnnDescriptor& d, int layer, miopenTensorDescriptor_t xDesc, int id,
-                   bool bias, TensorDescriptor& piece) {
-  const size_t I = input_size(xDesc);
-  if (bias) {
-    const size_t off = d.bias_offset(layer, id, I);
-    piece = TensorDescriptor(d.type, {static_cast<size_t>(d.hidden)});
-    return off;
-  }
-  size_t rows = 0, cols = 0;
-  const size_t off = d.param_offset(layer, id, I, &rows, &cols);
-  piece = TensorDescriptor(d.type, {rows, cols});
-  return off;
-}
-
 // Descriptor and offset (elements into the packed weights) of one matrix or bias.
 miopenStatus_t piece_offset(const Config& cfg, const char* fn, miopenRNNDescriptor_t rnnDesc,
                             int layer, miopenTensorDescriptor_t xDesc, int id,
@@ -411,7 +305,7 @@ miopenStatus_t piece_offset(const Config& cfg, const char* fn, miopenRNNDescript
     const RnnDescriptor& d = set_rnn(rnnDesc);
     TensorDescriptor& out = deref(pieceDesc, bias ? "biasDesc" : "paramDesc");
     TensorDescriptor desc;
-    const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
+    const size_t off = rnn_layer_piece(d, layer, deref_set(xDesc, "xDesc"), id, bias, desc);
     out = desc;
     if (offset) *offset = off;
   });
@@ -425,19 +319,8 @@ miopenStatus_t get_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
     TensorDescriptor& out = deref(pieceDesc, bias ? "biasDesc" : "paramDesc");
-    TensorDescriptor desc;
-    const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
-    const TensorDescriptor& wd = deref_set(wDesc, "wDesc");
-    ANYDNN_CHECK_BADPARM(wd.element_count() >= off + desc.element_count(),
-                         "wDesc is too small for this RNN");
-    out = desc;
-    if (piece != nullptr) {
-      ANYDNN_CHECK_BADPARM(w != nullptr, "w is a null pointer");
-      const size_t ts = data_type_size(d.type);
-      // Both are the caller's device buffers (host memory on the CPU backend).
-      h.backend().copy(piece, static_cast<const char*>(w) + off * ts, desc.element_count() * ts,
-                       CopyKind::DeviceToDevice);
-    }
+    const TensorDescriptor& x = deref_set(xDesc, "xDesc");
+    rnn_get_piece(h, d, layer, x, deref_set(wDesc, "wDesc"), w, id, bias, out, piece);
   });
 }
 
@@ -448,20 +331,9 @@ miopenStatus_t set_piece(const char* fn, miopenHandle_t handle, miopenRNNDescrip
   return guard(config_of(handle), fn, [&] {
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    TensorDescriptor desc;
-    const size_t off = layer_piece(d, layer, xDesc, id, bias, desc);
+    const TensorDescriptor& x = deref_set(xDesc, "xDesc");
     const TensorDescriptor& given = deref_set(pieceDesc, bias ? "biasDesc" : "paramDesc");
-    ANYDNN_CHECK_BADPARM(given.element_count() == desc.element_count() && given.is_packed(),
-                         "mismatch between descriptors: the " << (bias ? "bias" : "parameter")
-                                                              << " has " << desc.element_count()
-                                                              << " elements");
-    const TensorDescriptor& wd = deref_set(wDesc, "wDesc");
-    ANYDNN_CHECK_BADPARM(wd.element_count() >= off + desc.element_count(),
-                         "wDesc is too small for this RNN");
-    ANYDNN_CHECK_BADPARM(w != nullptr && piece != nullptr, "w and the source must not be null");
-    const size_t ts = data_type_size(d.type);
-    h.backend().copy(static_cast<char*>(w) + off * ts, piece, desc.element_count() * ts,
-                     CopyKind::DeviceToDevice);
+    rnn_set_piece(h, d, layer, x, deref_set(wDesc, "wDesc"), w, id, bias, given, piece);
   });
 }
 
@@ -558,29 +430,6 @@ extern "C" miopenStatus_t miopenRNNForwardInference(
                  yDesc, y, hyDesc, hy, cyDesc, cy, workSpace, workSpaceNumBytes, nullptr, 0, false);
 }
 
-namespace {
-
-// Common checks of the backward calls; fills the buffers both read.
-RnnShape backward_setup(const RnnDescriptor& d, int seq_len, const miopenTensorDescriptor_t* xDesc,
-                        const miopenTensorDescriptor_t* yDesc, miopenTensorDescriptor_t wDesc,
-                        miopenTensorDescriptor_t hxDesc, void* workspace, size_t ws_bytes,
-                        const void* reserve, size_t reserve_bytes, RnnBackwardBuffers& b) {
-  RnnShape s = shape_of(d, seq_len, xDesc);
-  check_outputs(d, s, yDesc);
-  check_weights(d, s, wDesc, "weight descriptor");
-  check_state(d, s, hxDesc, "hxDesc");
-  ANYDNN_CHECK_BADPARM(workspace != nullptr && ws_bytes >= s.workspace_bytes(),
-                       "workSpaceNumBytes = " << ws_bytes << " is below the " << s.workspace_bytes()
-                                              << " bytes needed");
-  ANYDNN_CHECK_BADPARM(reserve != nullptr && reserve_bytes >= s.reserve_bytes(),
-                       "reserveSpaceNumBytes = " << reserve_bytes << " is below the "
-                                                 << s.reserve_bytes() << " bytes needed");
-  attach_backward_space(d, s, workspace, reserve, b);
-  return s;
-}
-
-}  // namespace
-
 extern "C" miopenStatus_t miopenRNNBackwardData(
     miopenHandle_t handle, const miopenRNNDescriptor_t rnnDesc, const int sequenceLen,
     const miopenTensorDescriptor_t* yDesc, const void* y, const miopenTensorDescriptor_t* dyDesc,
@@ -597,38 +446,33 @@ extern "C" miopenStatus_t miopenRNNBackwardData(
   return guard(config_of(handle), __func__, [&] {
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    RnnBackwardBuffers b;
-    // dx's descriptors carry the input size, y's and dy's the output width.
-    const RnnShape s = backward_setup(d, sequenceLen, dxDesc, yDesc, wDesc, hxDesc, workSpace,
-                                      workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes, b);
-    check_outputs(d, s, dyDesc);
-    check_state(d, s, dhyDesc, "dhyDesc");
-    check_state(d, s, dhxDesc, "dhxDesc");
+    RnnBackwardDataCall c;
+    c.dx = step_descs(sequenceLen, dxDesc, "dxDesc");
+    c.y = step_descs(sequenceLen, yDesc, "yDesc");
+    c.dy = step_descs(sequenceLen, dyDesc, "dyDesc");
+    c.w = &deref_set(wDesc, "weight descriptor");
+    c.hx = &deref_set(hxDesc, "hxDesc");
+    c.dhy = &deref_set(dhyDesc, "dhyDesc");
+    c.dhx = &deref_set(dhxDesc, "dhxDesc");
     if (d.mode == miopenLSTM) {
-      check_state(d, s, cxDesc, "cxDesc");
-      check_state(d, s, dcyDesc, "dcyDesc");
-      check_state(d, s, dcxDesc, "dcxDesc");
+      c.cx = &deref_set(cxDesc, "cxDesc");
+      c.dcy = &deref_set(dcyDesc, "dcyDesc");
+      c.dcx = &deref_set(dcxDesc, "dcxDesc");
     }
-    ANYDNN_CHECK_BADPARM(dy != nullptr && dx != nullptr && w != nullptr,
-                         "dy, dx and w must not be null pointers");
     (void)y;  // the reserve holds everything the gradients need
-    log_rnn_command(h.config(), d, s, 2, false);
-    const bool lstm = d.mode == miopenLSTM;
-    const size_t state = s.state_values();
-    RnnHalfStaging io(s, workSpace, h.backend());
-    b.w = io.in(w, d.param_count(s.input));
-    b.hx = io.in(hx, state);
-    b.cx = lstm ? io.in(cx, state) : nullptr;
-    b.dy = io.in(dy, s.rows * s.out_width());
-    b.dhy = io.in(dhy, state);
-    b.dcy = lstm ? io.in(dcy, state) : nullptr;
-    b.dx = io.out(dx, s.rows * s.input);
-    b.dhx = io.out(dhx, state);
-    b.dcx = lstm ? io.out(dcx, state) : nullptr;
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().rnn_backward_data(s, b);
-      io.finish();
-    }));
+    c.dyp = dy;
+    c.dhyp = dhy;
+    c.dcyp = dcy;
+    c.wp = w;
+    c.hxp = hx;
+    c.cxp = cx;
+    c.dxp = dx;
+    c.dhxp = dhx;
+    c.dcxp = dcx;
+    c.space = {workSpace, workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes};
+    const RnnProblem p = rnn_problem(d, rnn_dropout(d), c);
+    log_rnn_command(h.config(), p);
+    rnn_run(h, p, c);
   });
 }
 
@@ -643,19 +487,19 @@ extern "C" miopenStatus_t miopenRNNBackwardWeights(
   return guard(config_of(handle), __func__, [&] {
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    RnnBackwardBuffers b;
-    const RnnShape s = backward_setup(d, sequenceLen, xDesc, yDesc, dwDesc, hxDesc, workSpace,
-                                      workSpaceNumBytes, reserveSpace, reserveSpaceNumBytes, b);
-    ANYDNN_CHECK_BADPARM(x != nullptr && dw != nullptr, "x and dw must not be null pointers");
+    RnnBackwardWeightsCall c;
+    c.x = step_descs(sequenceLen, xDesc, "xDesc");
+    c.y = step_descs(sequenceLen, yDesc, "yDesc");
+    c.dw = &deref_set(dwDesc, "weight descriptor");
+    c.hx = &deref_set(hxDesc, "hxDesc");
     (void)y;
-    log_rnn_command(h.config(), d, s, 4, false);
-    RnnHalfStaging io(s, workSpace, h.backend());
-    b.x = io.in(x, s.rows * s.input);
-    b.hx = io.in(hx, s.state_values());
-    b.dw = io.out(dw, d.param_count(s.input));
-    h.record_kernel_time(h.backend().run_timed([&] {
-      h.backend().rnn_backward_weights(s, b);
-      io.finish();
-    }));
+    c.xp = x;
+    c.hxp = hx;
+    c.dwp = dw;
+    // The reserve is only read.
+    c.space = {workSpace, workSpaceNumBytes, const_cast<void*>(reserveSpace), reserveSpaceNumBytes};
+    const RnnProblem p = rnn_problem(d, rnn_dropout(d), c);
+    log_rnn_command(h.config(), p);
+    rnn_run(h, p, c);
   });
 }

@@ -17,24 +17,11 @@ namespace anydnn {
 
 class ConvSolverRegistry;
 class BnSolverRegistry;
-struct RnnShape;
-struct RnnForwardBuffers;
-struct RnnBackwardBuffers;
+class RnnKernels;
+class DropoutKernels;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
-
-// One group of row moves for Backend::move_rows: `width` values per row, row i from element
-// rows[i].first of src to element rows[i].second of dst. Each side holds fp32 or IEEE half (raw
-// bits) values, converted on the way; both sides are the backend's memory.
-struct RowMoves {
-  const void* src = nullptr;
-  bool src_half = false;
-  void* dst = nullptr;
-  bool dst_half = false;
-  size_t width = 0;
-  std::vector<std::pair<size_t, size_t>> rows;
-};
 
 // Direction of Backend::copy. "Device" is the backend's memory (host memory on the CPU). Any:
 // either side may be host or device memory (CUDA's unified addressing tells), for buffers
@@ -70,16 +57,12 @@ class Backend {
                                   const TensorDescriptor& db_desc, void* db, float alpha,
                                   float beta) = 0;
 
-  // RNN forward (training and inference): every layer, direction and step of one call.
-  virtual void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) = 0;
-  virtual void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) = 0;
-  virtual void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) = 0;
-
-  // Dropout (docs: backend/cpu/dropout.hpp): in -> out through the mask, which is generated
-  // from (seed, counter) when `generate`, else read.
-  virtual void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                             const TensorDescriptor& out_desc, void* out, uint8_t* mask,
-                             bool generate, uint64_t seed, uint64_t counter, float dropout) = 0;
+  // The kernels the RNN passes (rnn/rnn_passes.hpp, written once) drive: step GEMMs, gate
+  // kernels, state moves (rnn/rnn_kernels.hpp).
+  virtual RnnKernels& rnn_kernels() = 0;
+  // The dropout kernel of the dropout API and of the dropout between RNN layers
+  // (dropout/dropout_kernels.hpp).
+  virtual DropoutKernels& dropout_kernels() = 0;
 
   // Scratch memory for the library's own use (e.g. a convolution result before blending). On
   // CUDA it is stream-ordered on the current stream: release it before that stream is destroyed
@@ -91,19 +74,11 @@ class Backend {
                            float beta) = 0;
 
   // Memory moves for front-end code that must not touch device memory itself (RNN parameter
-  // get/set, sequence packing, fp16 staging). All are ordered on the handle's stream; copies
-  // from or to the host return once the host side may be reused.
+  // get/set, the dropout states, sequence packing). Ordered on the handle's stream; copies
+  // from or to the host return once the host side may be reused. (The RNN's row moves, fills
+  // and fp16 conversions are RnnKernels'.)
   virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind) = 0;
   virtual void fill_zero(void* dst, size_t bytes) = 0;
-  // n values between IEEE half (raw bits) and float, both in the backend's memory.
-  virtual void half_to_float(const uint16_t* src, size_t n, float* dst) = 0;
-  virtual void float_to_half(const float* src, size_t n, uint16_t* dst) = 0;
-
-  // Every group's rows (the RNN sequence API's packing): CUDA uploads one offset table for all
-  // groups and runs one kernel per group, instead of a copy per row. Groups run in order.
-  virtual void move_rows(const std::vector<RowMoves>& groups) = 0;
-  // n values of `value` (fp32, or IEEE half when `half`) from dst on.
-  virtual void fill(void* dst, size_t n, float value, bool half) = 0;
 };
 
 // True when this library has the CUDA backend and the CUDA runtime sees at least one device

@@ -2,6 +2,7 @@
 
 #include "backend/backend.hpp"
 #include "core/errors.hpp"
+#include "rnn/rnn_kernels.hpp"
 
 namespace anydnn {
 
@@ -28,7 +29,7 @@ float* RnnHalfStaging::take(size_t n) {
 const float* RnnHalfStaging::in(const void* src, size_t n) {
   if (!half_ || src == nullptr) return static_cast<const float*>(src);
   float* dst = take(n);
-  backend_.half_to_float(static_cast<const uint16_t*>(src), n, dst);
+  backend_.rnn_kernels().half_to_float(static_cast<const uint16_t*>(src), n, dst);
   return dst;
 }
 
@@ -41,7 +42,7 @@ float* RnnHalfStaging::out(void* dst, size_t n) {
 
 void RnnHalfStaging::finish() {
   for (const Pending& p : pending_)
-    backend_.float_to_half(p.from, p.n, p.to);
+    backend_.rnn_kernels().float_to_half(p.from, p.n, p.to);
   pending_.clear();
 }
 

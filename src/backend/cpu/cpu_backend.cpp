@@ -10,8 +10,7 @@
 #include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
-#include "backend/cpu/rnn/rnn_backward.hpp"
-#include "backend/cpu/rnn/rnn_forward.hpp"
+#include "backend/cpu/rnn/rnn_kernels.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "core/float_types.hpp"
 #include "solver/conv_registry.hpp"
@@ -30,7 +29,9 @@ class CpuBackend final : public Backend {
         conv_solvers_(cpu::make_conv_registry()),
         bn_solvers_(cpu::make_bn_registry()),
         threads_(config.num_threads),
-        isa_(config.cpu_isa) {}
+        isa_(config.cpu_isa),
+        rnn_kernels_(config.cpu_isa, config.num_threads),
+        dropout_kernels_(config.num_threads) {}
 
   BackendKind kind() const override { return BackendKind::Cpu; }
   std::string device_id() const override { return device_id_; }
@@ -55,21 +56,8 @@ class CpuBackend final : public Backend {
                           float beta) override {
     cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
   }
-  void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override {
-    cpu::rnn_forward(shape, buffers, isa_, threads_);
-  }
-  void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
-    cpu::rnn_backward_data(shape, buffers, isa_, threads_);
-  }
-  void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override {
-    cpu::rnn_backward_weights(shape, buffers, threads_);
-  }
-  void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                     const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
-                     uint64_t seed, uint64_t counter, float dropout) override {
-    cpu::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout,
-                       threads_);
-  }
+  RnnKernels& rnn_kernels() override { return rnn_kernels_; }
+  DropoutKernels& dropout_kernels() override { return dropout_kernels_; }
   DeviceBuffer allocate(size_t bytes) override {
     constexpr std::align_val_t kAlign{64};
     return DeviceBuffer(::operator new(bytes == 0 ? 1 : bytes, kAlign),
@@ -85,55 +73,16 @@ class CpuBackend final : public Backend {
   void fill_zero(void* dst, size_t bytes) override {
     if (bytes != 0) std::memset(dst, 0, bytes);
   }
-  void half_to_float(const uint16_t* src, size_t n, float* dst) override {
-    in_chunks(n, [&](size_t i, size_t m) { anydnn::half_to_float(src + i, m, dst + i); });
-  }
-  void float_to_half(const float* src, size_t n, uint16_t* dst) override {
-    in_chunks(n, [&](size_t i, size_t m) { anydnn::float_to_half(src + i, m, dst + i); });
-  }
-  void move_rows(const std::vector<RowMoves>& groups) override {
-    for (const RowMoves& g : groups)
-      for (const auto& [from, to] : g.rows) {
-        if (g.src_half == g.dst_half) {
-          const size_t es = g.src_half ? 2 : 4;
-          std::memcpy(static_cast<char*>(g.dst) + to * es,
-                      static_cast<const char*>(g.src) + from * es, g.width * es);
-        } else if (g.src_half) {
-          anydnn::half_to_float(static_cast<const uint16_t*>(g.src) + from, g.width,
-                                static_cast<float*>(g.dst) + to);
-        } else {
-          anydnn::float_to_half(static_cast<const float*>(g.src) + from, g.width,
-                                static_cast<uint16_t*>(g.dst) + to);
-        }
-      }
-  }
-  void fill(void* dst, size_t n, float value, bool half) override {
-    if (half)
-      std::fill_n(static_cast<uint16_t*>(dst), n, anydnn::float_to_half(value));
-    else
-      std::fill_n(static_cast<float*>(dst), n, value);
-  }
 
  private:
-  // f(first, count) over n values in chunks, on the backend's threads (fp16 RNN staging
-  // converts whole tensors).
-  template <class F>
-  void in_chunks(size_t n, F&& f) const {
-    constexpr size_t kChunk = 16384;
-    const long chunks = static_cast<long>((n + kChunk - 1) / kChunk);
-#pragma omp parallel for num_threads(threads_) if (chunks > 4)
-    for (long c = 0; c < chunks; ++c) {
-      const size_t i = static_cast<size_t>(c) * kChunk;
-      f(i, std::min(kChunk, n - i));
-    }
-  }
-
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
   void* stream_ = nullptr;
   int threads_ = 1;
   CpuIsa isa_ = CpuIsa::Generic;
+  cpu::CpuRnnKernels rnn_kernels_;
+  cpu::CpuDropoutKernels dropout_kernels_;
 };
 
 }  // namespace

@@ -1,17 +1,17 @@
-// Dropout on the CPU: y = x / (1 - p) where the mask keeps an element, 0 elsewhere. Mask element
-// i (logical order) comes from DropoutDescriptor::keep, or from the reserve when use_mask.
+// Dropout on the CPU (dropout/dropout_kernels.hpp): one OpenMP loop over the logical elements.
 #pragma once
 
-#include <cstdint>
-
-#include "core/tensor_descriptor.hpp"
+#include "dropout/dropout_kernels.hpp"
 
 namespace anydnn::cpu {
 
-// forward: generate (or read) the mask into `mask` and apply it to x -> y; backward: apply the
-// mask in `mask` to dy -> dx.
-void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                   const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
-                   uint64_t seed, uint64_t counter, float dropout, int threads);
+class CpuDropoutKernels final : public DropoutKernels {
+ public:
+  explicit CpuDropoutKernels(int threads) : threads_(threads) {}
+  void apply(const DropoutApply& a) override;
+
+ private:
+  int threads_;
+};
 
 }  // namespace anydnn::cpu

@@ -10,10 +10,6 @@
 #include "backend/cuda/conv_bias.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
-#include "backend/cuda/dropout.hpp"
-#include "backend/cuda/rnn/rnn_backward.hpp"
-#include "backend/cuda/rnn/rnn_forward.hpp"
-#include "backend/cuda/row_moves.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 
 namespace anydnn {
@@ -128,24 +124,6 @@ void CudaBackend::conv_bias_backward(const TensorDescriptor& dy_desc, const void
   cuda::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, stream_);
 }
 
-void CudaBackend::rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) {
-  cuda::rnn_forward(shape, buffers, *this);
-}
-
-void CudaBackend::rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) {
-  cuda::rnn_backward_data(shape, buffers, *this);
-}
-
-void CudaBackend::rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) {
-  cuda::rnn_backward_weights(shape, buffers, *this);
-}
-
-void CudaBackend::dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                                const TensorDescriptor& out_desc, void* out, uint8_t* mask,
-                                bool generate, uint64_t seed, uint64_t counter, float dropout) {
-  cuda::dropout_apply(in_desc, in, out_desc, out, mask, generate, seed, counter, dropout, stream_);
-}
-
 DeviceBuffer CudaBackend::allocate(size_t bytes) {
   // Stream-ordered: scratch taken and given back inside one call (BN partials, blending
   // buffers, Find workspaces) costs no device-wide synchronisation, which cudaFree would.
@@ -176,22 +154,6 @@ void CudaBackend::copy(void* dst, const void* src, size_t bytes, CopyKind kind) 
 
 void CudaBackend::fill_zero(void* dst, size_t bytes) {
   if (bytes != 0) check_cuda(cudaMemsetAsync(dst, 0, bytes, stream_), "cudaMemsetAsync");
-}
-
-void CudaBackend::half_to_float(const uint16_t* src, size_t n, float* dst) {
-  cuda::half_to_float(src, n, dst, stream_);
-}
-
-void CudaBackend::float_to_half(const float* src, size_t n, uint16_t* dst) {
-  cuda::float_to_half(src, n, dst, stream_);
-}
-
-void CudaBackend::move_rows(const std::vector<RowMoves>& groups) {
-  cuda::move_rows(groups, stream_);
-}
-
-void CudaBackend::fill(void* dst, size_t n, float value, bool half) {
-  cuda::fill(dst, n, value, half, stream_);
 }
 
 }  // namespace cuda

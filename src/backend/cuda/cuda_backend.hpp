@@ -9,6 +9,8 @@
 
 #include "backend/backend.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
+#include "backend/cuda/dropout.hpp"
+#include "backend/cuda/rnn/rnn_kernels.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_registry.hpp"
 
@@ -33,21 +35,13 @@ class CudaBackend final : public Backend {
   void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
                           const TensorDescriptor& db_desc, void* db, float alpha,
                           float beta) override;
-  void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override;
-  void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override;
-  void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override;
-  void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                     const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
-                     uint64_t seed, uint64_t counter, float dropout) override;
+  RnnKernels& rnn_kernels() override { return rnn_kernels_; }
+  DropoutKernels& dropout_kernels() override { return dropout_kernels_; }
   DeviceBuffer allocate(size_t bytes) override;
   void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
                    float beta) override;
   void copy(void* dst, const void* src, size_t bytes, CopyKind kind) override;
   void fill_zero(void* dst, size_t bytes) override;
-  void half_to_float(const uint16_t* src, size_t n, float* dst) override;
-  void float_to_half(const float* src, size_t n, uint16_t* dst) override;
-  void move_rows(const std::vector<RowMoves>& groups) override;
-  void fill(void* dst, size_t n, float value, bool half) override;
 
   // --- for the CUDA solvers and kernels ---
   cudaStream_t cuda_stream() const { return stream_; }
@@ -70,6 +64,8 @@ class CudaBackend final : public Backend {
   cublasHandle_t cublas_ = nullptr;
   cudaMemPool_t pool_ = nullptr;  // library scratch (allocate())
   DeviceRates rates_;
+  CudaRnnKernels rnn_kernels_{*this};
+  CudaDropoutKernels dropout_kernels_{*this};
 };
 
 // The CUDA backend of a solver's context (only CUDA solvers call it: their registry is only

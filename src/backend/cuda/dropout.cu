@@ -1,5 +1,6 @@
 // Dropout on CUDA: one thread per logical element (grid-stride), the mask from dropout_keep,
 // bit-identical to the CPU backend's for the same (seed, counter).
+#include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
 #include "backend/cuda/dropout.hpp"
@@ -30,27 +31,16 @@ __global__ void dropout_kernel(Dims5 in_d, const T* in, Dims5 out_d, T* out, uin
 
 }  // namespace
 
-void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                   const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
-                   uint64_t seed, uint64_t counter, float dropout, cudaStream_t stream) {
-  const Dims5 di = dims5(in_desc);
-  const Dims5 dout = dims5(out_desc);
+void CudaDropoutKernels::apply(const DropoutApply& a) {
+  const Dims5 di = dims5(*a.in_desc);
+  const Dims5 dout = dims5(*a.out_desc);
   if (di.count == 0) return;
-  // Both tensors packed in logical order (as the CPU's fast path): element i at offset i.
-  long long expect = 1;
-  bool logical = true;
-  for (int k = 4; k >= 0; --k) {
-    logical = logical && (di.lens[k] == 1 || di.strides[k] == expect);
-    expect *= di.lens[k];
-  }
-  const bool linear = logical && in_desc.strides() == out_desc.strides();
-  const float scale = 1.0f / (1.0f - dropout);
-  const uint64_t key = dropout_key(seed, counter);
-  dispatch_float_type(in_desc.type(), [&](auto tag) {
+  const uint64_t key = dropout_key(a.seed, a.counter);
+  dispatch_float_type(a.in_desc->type(), [&](auto tag) {
     using T = decltype(tag);
-    dropout_kernel<T><<<grid_for(di.count), 256, 0, stream>>>(di, static_cast<const T*>(in), dout,
-                                                              static_cast<T*>(out), mask, generate,
-                                                              linear, key, dropout, scale);
+    dropout_kernel<T><<<grid_for(di.count), 256, 0, backend_.cuda_stream()>>>(
+        di, static_cast<const T*>(a.in), dout, static_cast<T*>(a.out), a.mask, a.generate, a.linear,
+        key, a.dropout, a.scale);
   });
   ANYDNN_CUDA_LAUNCHED("dropout_apply");
 }

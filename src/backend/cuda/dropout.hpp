@@ -1,17 +1,21 @@
-// Dropout on CUDA (the semantics of backend/cpu/dropout.hpp: the same mask bits for the same
-// seed and counter, so CPU and GPU runs agree).
+// Dropout on CUDA (dropout/dropout_kernels.hpp): the same mask bits as the CPU backend for the
+// same seed and counter, so CPU and GPU runs agree.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <cstdint>
-
-#include "core/tensor_descriptor.hpp"
+#include "dropout/dropout_kernels.hpp"
 
 namespace anydnn::cuda {
 
-void dropout_apply(const TensorDescriptor& in_desc, const void* in,
-                   const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
-                   uint64_t seed, uint64_t counter, float dropout, cudaStream_t stream);
+class CudaBackend;
+
+class CudaDropoutKernels final : public DropoutKernels {
+ public:
+  // Launches on the backend's current stream.
+  explicit CudaDropoutKernels(CudaBackend& backend) : backend_(backend) {}
+  void apply(const DropoutApply& a) override;
+
+ private:
+  CudaBackend& backend_;
+};
 
 }  // namespace anydnn::cuda

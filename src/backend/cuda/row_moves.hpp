@@ -1,4 +1,4 @@
-// Row gathers / scatters and fills for the front-end's packing (Backend::move_rows, ::fill) on
+// Row gathers / scatters and fills for the front-end's packing (RnnKernels::move_rows, ::fill) on
 // CUDA: one offset table uploaded per call, one kernel per group.
 #pragma once
 
@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "backend/backend.hpp"
+#include "rnn/rnn_kernels.hpp"
 
 namespace anydnn::cuda {
 

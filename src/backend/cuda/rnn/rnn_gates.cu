@@ -1,7 +1,6 @@
 // The RNN's elementwise kernels (rnn_gates.hpp). One thread per (row, hidden unit), grid-stride;
 // the math follows backend/cpu/kernels/rnn_gates.inc with the accurate expf / tanhf.
 #include "backend/cuda/cuda_check.hpp"
-#include "backend/cuda/dropout_keep.cuh"
 #include "backend/cuda/rnn/rnn_gates.hpp"
 
 namespace anydnn::cuda {
@@ -146,21 +145,6 @@ __global__ void skip_input_grad_kernel(const float* gx, long long R, long long G
   }
 }
 
-__global__ void dropout_forward_kernel(const float* in, float* out, uint8_t* mask, long long n,
-                                       uint64_t key, float dropout, float scale) {
-  GRID_STRIDE(i, n) {
-    const bool k = dropout_keep(key, static_cast<uint64_t>(i), dropout);
-    mask[i] = k ? 1 : 0;
-    out[i] = k ? in[i] * scale : 0.0f;
-  }
-}
-
-__global__ void dropout_backward_kernel(float* g, const uint8_t* mask, long long n, float scale) {
-  GRID_STRIDE(i, n) {
-    g[i] = mask[i] ? g[i] * scale : 0.0f;
-  }
-}
-
 #undef GRID_STRIDE
 
 }  // namespace
@@ -245,22 +229,6 @@ void rnn_skip_input_grad(const float* gx, long long R, long long G, long long H,
   skip_input_grad_kernel<<<grid_for(static_cast<size_t>(R * H)), 256, 0, stream>>>(gx, R, G, H, dx,
                                                                                    ldx, add);
   ANYDNN_CUDA_LAUNCHED("rnn skip input gradient");
-}
-
-void rnn_dropout_forward(const float* in, float* out, uint8_t* mask, long long n, uint64_t key,
-                         float dropout, cudaStream_t stream) {
-  if (n == 0) return;
-  dropout_forward_kernel<<<grid_for(static_cast<size_t>(n)), 256, 0, stream>>>(
-      in, out, mask, n, key, dropout, 1.0f / (1.0f - dropout));
-  ANYDNN_CUDA_LAUNCHED("rnn dropout forward");
-}
-
-void rnn_dropout_backward(float* g, const uint8_t* mask, long long n, float dropout,
-                          cudaStream_t stream) {
-  if (n == 0) return;
-  dropout_backward_kernel<<<grid_for(static_cast<size_t>(n)), 256, 0, stream>>>(
-      g, mask, n, 1.0f / (1.0f - dropout));
-  ANYDNN_CUDA_LAUNCHED("rnn dropout backward");
 }
 
 }  // namespace anydnn::cuda

@@ -1,7 +1,8 @@
 // The elementwise kernels of the CUDA RNN passes (the counterpart of
 // backend/cpu/kernels/rnn_gates.hpp): one fused kernel per step for the gates forward and for
 // their gradients backward, plus the small moves around them (state gathers, final states,
-// skip-mode input, dropout between layers). Each launches on `stream`; rows are this step's.
+// skip-mode input). Dropout between layers is the dropout kernel (dropout.hpp). Each launches on
+// `stream`; rows are this step's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -67,11 +68,4 @@ void rnn_skip_input(const float* x, long long ldx, float* gates, long long R, lo
 // Its gradient: dx row r (+)= sum over gates of gx's row r.
 void rnn_skip_input_grad(const float* gx, long long R, long long G, long long H, float* dx,
                          long long ldx, bool add, cudaStream_t stream);
-// Dropout between layers, n values: mask and dropped copy from `key` (dropout_keep.cuh).
-void rnn_dropout_forward(const float* in, float* out, uint8_t* mask, long long n, uint64_t key,
-                         float dropout, cudaStream_t stream);
-// g = mask ? g / (1 - dropout) : 0, in place.
-void rnn_dropout_backward(float* g, const uint8_t* mask, long long n, float dropout,
-                          cudaStream_t stream);
-
 }  // namespace anydnn::cuda
