@@ -15,8 +15,10 @@
 
 namespace anydnn {
 
-class ConvSolverRegistry;
-class BnSolverRegistry;
+template <class Solver>
+class SolverRegistry;
+class ConvSolver;
+class BnSolver;
 struct RnnShape;
 struct RnnForwardBuffers;
 struct RnnBackwardBuffers;
@@ -49,9 +51,9 @@ class Backend {
   // Identifies the device in find-db keys and logs, e.g. "cpu-avx2-2t" or "cuda-sm90-132".
   virtual std::string device_id() const = 0;
   // Ordered convolution solvers of this backend (docs/adding-a-solver.md).
-  virtual const ConvSolverRegistry& conv_solvers() const = 0;
-  // Ordered batch-normalization solvers (backend/*/bn_registry.cpp).
-  virtual const BnSolverRegistry& bn_solvers() const = 0;
+  virtual const SolverRegistry<ConvSolver>& conv_solvers() const = 0;
+  // Ordered batch-normalization solvers (bn/bn_registry.cpp).
+  virtual const SolverRegistry<BnSolver>& bn_solvers() const = 0;
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;

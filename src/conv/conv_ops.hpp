@@ -10,7 +10,7 @@
 #include "core/handle.hpp"
 #include "db/find_db.hpp"
 #include "problem/conv_problem.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

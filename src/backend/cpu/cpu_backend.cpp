@@ -14,7 +14,7 @@
 #include "backend/cpu/rnn/rnn_forward.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "core/float_types.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

@@ -10,7 +10,7 @@
 #include "backend/backend.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
 #include "solver/bn_solver.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
 
