@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "core/handle.hpp"
 #include "core/rnn_descriptor.hpp"
+#include "handle/handle.hpp"
 #include "rnn/rnn_buffers.hpp"
 #include "rnn/rnn_shape.hpp"
 

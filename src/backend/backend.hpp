@@ -1,6 +1,7 @@
 // What the library needs from a device backend. The handle owns one backend; everything
-// device-specific (memory, timing, solver lists) goes through this interface, so common code
-// never names a backend. backend/cpu and backend/cuda implement it with mirrored file names.
+// device-specific (stream, timing, memory, and the primitives' solver registries and kernel
+// contracts) goes through this interface, so common code never names a backend. backend/cpu and
+// backend/cuda implement it with mirrored file names.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@ template <class Solver>
 class SolverRegistry;
 class ConvSolver;
 class BnSolver;
+class ConvKernels;
 struct RnnShape;
 struct RnnForwardBuffers;
 struct RnnBackwardBuffers;
@@ -43,6 +45,16 @@ struct RowMoves {
 // clients may place on either, such as the dropout states.
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice, Any };
 
+// What the primitives reach kernels through: an ordered solver registry for each family that
+// chooses among solvers, a kernel contract for each family with one implementation per backend.
+// A new primitive family adds a member here (and its registry or contract), never a virtual
+// method of Backend. The backend owns what the pointers point to.
+struct Primitives {
+  const SolverRegistry<ConvSolver>* conv = nullptr;  // backend/*/conv_registry.cpp
+  const SolverRegistry<BnSolver>* bn = nullptr;      // bn/bn_registry.hpp
+  const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -50,10 +62,11 @@ class Backend {
   virtual BackendKind kind() const = 0;
   // Identifies the device in find-db keys and logs, e.g. "cpu-avx2-2t" or "cuda-sm90-132".
   virtual std::string device_id() const = 0;
-  // Ordered convolution solvers of this backend (docs/adding-a-solver.md).
-  virtual const SolverRegistry<ConvSolver>& conv_solvers() const = 0;
-  // Ordered batch-normalization solvers (bn/bn_registry.cpp).
-  virtual const SolverRegistry<BnSolver>& bn_solvers() const = 0;
+  // The solver registries and kernel contracts of this backend (docs/adding-a-solver.md).
+  virtual const Primitives& primitives() const = 0;
+  const SolverRegistry<ConvSolver>& conv_solvers() const { return *primitives().conv; }
+  const SolverRegistry<BnSolver>& bn_solvers() const { return *primitives().bn; }
+  const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;
@@ -61,16 +74,6 @@ class Backend {
   // elapsed device time in milliseconds.
   virtual float run_timed(const std::function<void()>& work) = 0;
   virtual void synchronize() = 0;
-
-  // Convolution bias (descriptors already validated by src/conv/conv_bias.cpp):
-  //   forward:  y = alpha * (y + b[k]) + beta * y   (MIOpen's OpTensor-based definition)
-  //   backward: db[k] = alpha * sum over n and spatial of dy[n, k, ...] + beta * db[k]
-  virtual void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                                 const TensorDescriptor& y_desc, void* y, float alpha,
-                                 float beta) = 0;
-  virtual void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                                  const TensorDescriptor& db_desc, void* db, float alpha,
-                                  float beta) = 0;
 
   // RNN forward (training and inference): every layer, direction and step of one call.
   virtual void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) = 0;
@@ -87,11 +90,6 @@ class Backend {
   // CUDA it is stream-ordered on the current stream: release it before that stream is destroyed
   // (library calls release theirs before returning).
   virtual DeviceBuffer allocate(size_t bytes) = 0;
-  // dst = alpha * src + beta * dst over the logical elements of `desc` (both tensors laid out by
-  // it); beta = 0 ignores dst's old contents, NaN included.
-  virtual void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
-                           float beta) = 0;
-
   // Memory moves for front-end code that must not touch device memory itself (RNN parameter
   // get/set, sequence packing, fp16 staging). All are ordered on the handle's stream; copies
   // from or to the host return once the host side may be reused.
@@ -109,7 +107,7 @@ class Backend {
 };
 
 // True when this library has the CUDA backend and the CUDA runtime sees at least one device
-// (asked once per process). Decides the default backend (core/handle.cpp).
+// (asked once per process). Decides the default backend (handle/handle.cpp).
 bool cuda_device_present();
 
 // CPU backend: host pointers, OpenMP threads, wall-clock timing.

@@ -3,6 +3,14 @@
 
 namespace anydnn {
 
+Applicability direction_is(const ConvProblem& p, ConvDirection dir) {
+  ANYDNN_REJECT_IF(p.direction() != dir, dir == ConvDirection::Forward ? "not a forward problem"
+                                         : dir == ConvDirection::BackwardData
+                                             ? "not a backward-data problem"
+                                             : "not a backward-weights problem");
+  return Applicability::yes();
+}
+
 const char* algorithm_name(miopenConvAlgorithm_t algo, ConvDirection dir) {
   // MIOpen's enumerator names, which appear in find-db records and logs.
   const bool fwd = dir == ConvDirection::Forward;

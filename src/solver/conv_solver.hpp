@@ -63,6 +63,10 @@ class ConvSolver {
 using ConvSolverEntry = SolverEntry<ConvSolver>;
 using ConvSolverRegistry = SolverRegistry<ConvSolver>;
 
+// Yes when the problem is in direction `dir`, else no with the reason every solver gives ("not a
+// forward problem", "not a backward-data problem", "not a backward-weights problem").
+Applicability direction_is(const ConvProblem& p, ConvDirection dir);
+
 // MIOpen's enumerator name of `algo` in direction `dir` (find-db records, logs).
 const char* algorithm_name(miopenConvAlgorithm_t algo, ConvDirection dir);
 

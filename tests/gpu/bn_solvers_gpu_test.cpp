@@ -303,22 +303,6 @@ INSTANTIATE_TEST_SUITE_P(List, BnSolversGpu,
                          ::testing::ValuesIn(test::load_problem_lines("bn_problems.txt")),
                          [](const auto& info) { return bn_test_name(info.param); });
 
-// The same ids and names as the CPU registry, in the same order.
-TEST(BnSolversGpuExtra, RegistryMirrorsTheCpu) {
-  REQUIRE_GPU();
-  GpuBackend g;
-  Config cfg;
-  auto cpu = make_cpu_backend(cfg);
-  const auto& ge = g.backend->bn_solvers().entries();
-  const auto& ce = cpu->bn_solvers().entries();
-  ASSERT_EQ(ge.size(), ce.size());
-  for (size_t i = 0; i < ge.size(); ++i) {
-    EXPECT_EQ(ge[i].id, ce[i].id);
-    EXPECT_EQ(ge[i].solver->name(), ce[i].solver->name());
-    EXPECT_EQ(ge[i].solver->fallback_only(), ce[i].solver->fallback_only());
-  }
-}
-
 // A padded, permuted layout (CHWN with gaps) only the fallback walks.
 TEST(BnSolversGpuExtra, PaddedStridesUseTheFallback) {
   REQUIRE_GPU();

@@ -5,10 +5,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
+#include "conv/conv_kernels.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
 
@@ -21,18 +23,12 @@ class CudaBackend final : public Backend {
 
   BackendKind kind() const override { return BackendKind::Cuda; }
   std::string device_id() const override { return device_id_; }
-  const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
-  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
+  const Primitives& primitives() const override { return primitives_; }
   void* stream() const override { return stream_; }
   void set_stream(void* stream) override;
   float run_timed(const std::function<void()>& work) override;
   void synchronize() override;
 
-  void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                         const TensorDescriptor& y_desc, void* y, float alpha, float beta) override;
-  void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                          const TensorDescriptor& db_desc, void* db, float alpha,
-                          float beta) override;
   void rnn_forward(const RnnShape& shape, const RnnForwardBuffers& buffers) override;
   void rnn_backward_data(const RnnShape& shape, const RnnBackwardBuffers& buffers) override;
   void rnn_backward_weights(const RnnShape& shape, const RnnBackwardBuffers& buffers) override;
@@ -40,8 +36,6 @@ class CudaBackend final : public Backend {
                      const TensorDescriptor& out_desc, void* out, uint8_t* mask, bool generate,
                      uint64_t seed, uint64_t counter, float dropout) override;
   DeviceBuffer allocate(size_t bytes) override;
-  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
-                   float beta) override;
   void copy(void* dst, const void* src, size_t bytes, CopyKind kind) override;
   void fill_zero(void* dst, size_t bytes) override;
   void half_to_float(const uint16_t* src, size_t n, float* dst) override;
@@ -62,6 +56,8 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
+  std::unique_ptr<ConvKernels> conv_kernels_;
+  Primitives primitives_;
   int device_ = 0;
   cudaDeviceProp prop_{};
   std::string device_id_;
@@ -71,6 +67,9 @@ class CudaBackend final : public Backend {
   cudaMemPool_t pool_ = nullptr;  // library scratch (allocate())
   DeviceRates rates_;
 };
+
+// Bias and blend kernels on the backend's stream (conv_bias.cu).
+std::unique_ptr<ConvKernels> make_conv_kernels(const CudaBackend& backend);
 
 // The CUDA backend of a solver's context (only CUDA solvers call it: their registry is only
 // reachable through a CudaBackend).

@@ -1,4 +1,4 @@
-#include "core/handle.hpp"
+#include "handle/handle.hpp"
 
 namespace anydnn {
 
