@@ -1,3 +1,4 @@
+// The library handle (handle.hpp): picks and creates the backend, opens the find-db.
 #include "handle/handle.hpp"
 
 namespace anydnn {
