@@ -28,7 +28,7 @@
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
 #include "problem/conv_problem.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 using namespace anydnn;
 using namespace anydnn::bench;

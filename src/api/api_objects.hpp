@@ -10,10 +10,10 @@
 #include "core/conv_descriptor.hpp"
 #include "core/dropout_descriptor.hpp"
 #include "core/errors.hpp"
-#include "core/handle.hpp"
 #include "core/rnn_descriptor.hpp"
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "handle/handle.hpp"
 
 namespace anydnn::api {
 

@@ -1,6 +1,7 @@
 // What the library needs from a device backend. The handle owns one backend; everything
-// device-specific (memory, timing, solver lists) goes through this interface, so common code
-// never names a backend. backend/cpu and backend/cuda implement it with mirrored file names.
+// device-specific (stream, timing, memory, and the primitives' solver registries and kernel
+// contracts) goes through this interface, so common code never names a backend. backend/cpu and
+// backend/cuda implement it with mirrored file names.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,11 @@
 
 namespace anydnn {
 
-class ConvSolverRegistry;
-class BnSolverRegistry;
+template <class Solver>
+class SolverRegistry;
+class ConvSolver;
+class BnSolver;
+class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
 
@@ -28,6 +32,18 @@ using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
 // clients may place on either, such as the dropout states.
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice, Any };
 
+// What the primitives reach kernels through: an ordered solver registry for each family that
+// chooses among solvers, a kernel contract for each family with one implementation per backend.
+// A new primitive family adds a member here (and its registry or contract), never a virtual
+// method of Backend. The backend owns what the pointers point to.
+struct Primitives {
+  const SolverRegistry<ConvSolver>* conv = nullptr;  // backend/*/conv_registry.cpp
+  const SolverRegistry<BnSolver>* bn = nullptr;      // bn/bn_registry.hpp
+  const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
+  RnnKernels* rnn = nullptr;          // rnn/rnn_kernels.hpp: what rnn/rnn_passes.hpp drives
+  DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -35,10 +51,13 @@ class Backend {
   virtual BackendKind kind() const = 0;
   // Identifies the device in find-db keys and logs, e.g. "cpu-avx2-2t" or "cuda-sm90-132".
   virtual std::string device_id() const = 0;
-  // Ordered convolution solvers of this backend (docs/adding-a-solver.md).
-  virtual const ConvSolverRegistry& conv_solvers() const = 0;
-  // Ordered batch-normalization solvers (backend/*/bn_registry.cpp).
-  virtual const BnSolverRegistry& bn_solvers() const = 0;
+  // The solver registries and kernel contracts of this backend (docs/adding-a-solver.md).
+  virtual const Primitives& primitives() const = 0;
+  const SolverRegistry<ConvSolver>& conv_solvers() const { return *primitives().conv; }
+  const SolverRegistry<BnSolver>& bn_solvers() const { return *primitives().bn; }
+  const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
+  RnnKernels& rnn_kernels() const { return *primitives().rnn; }
+  DropoutKernels& dropout_kernels() const { return *primitives().dropout; }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;
@@ -47,32 +66,10 @@ class Backend {
   virtual float run_timed(const std::function<void()>& work) = 0;
   virtual void synchronize() = 0;
 
-  // Convolution bias (descriptors already validated by src/conv/conv_bias.cpp):
-  //   forward:  y = alpha * (y + b[k]) + beta * y   (MIOpen's OpTensor-based definition)
-  //   backward: db[k] = alpha * sum over n and spatial of dy[n, k, ...] + beta * db[k]
-  virtual void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                                 const TensorDescriptor& y_desc, void* y, float alpha,
-                                 float beta) = 0;
-  virtual void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                                  const TensorDescriptor& db_desc, void* db, float alpha,
-                                  float beta) = 0;
-
-  // The kernels the RNN passes (rnn/rnn_passes.hpp, written once) drive: step GEMMs, gate
-  // kernels, state moves (rnn/rnn_kernels.hpp).
-  virtual RnnKernels& rnn_kernels() = 0;
-  // The dropout kernel of the dropout API and of the dropout between RNN layers
-  // (dropout/dropout_kernels.hpp).
-  virtual DropoutKernels& dropout_kernels() = 0;
-
   // Scratch memory for the library's own use (e.g. a convolution result before blending). On
   // CUDA it is stream-ordered on the current stream: release it before that stream is destroyed
   // (library calls release theirs before returning).
   virtual DeviceBuffer allocate(size_t bytes) = 0;
-  // dst = alpha * src + beta * dst over the logical elements of `desc` (both tensors laid out by
-  // it); beta = 0 ignores dst's old contents, NaN included.
-  virtual void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
-                           float beta) = 0;
-
   // Memory moves for front-end code that must not touch device memory itself (RNN parameter
   // get/set, the dropout states, sequence packing). Ordered on the handle's stream; copies
   // from or to the host return once the host side may be reused. (The RNN's row moves, fills
@@ -82,7 +79,7 @@ class Backend {
 };
 
 // True when this library has the CUDA backend and the CUDA runtime sees at least one device
-// (asked once per process). Decides the default backend (core/handle.cpp).
+// (asked once per process). Decides the default backend (handle/handle.cpp).
 bool cuda_device_present();
 
 // CPU backend: host pointers, OpenMP threads, wall-clock timing.

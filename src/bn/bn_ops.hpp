@@ -2,7 +2,7 @@
 // handle's backend (logging each rejection at Info2) and runs it, timed for miopenGetKernelTime.
 #pragma once
 
-#include "core/handle.hpp"
+#include "handle/handle.hpp"
 #include "problem/bn_problem.hpp"
 #include "solver/bn_solver.hpp"
 

@@ -1,5 +1,6 @@
 #include "conv/conv_bias.hpp"
 
+#include "conv/conv_kernels.hpp"
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
 
@@ -34,7 +35,7 @@ void conv_bias_forward(Handle& handle, const TensorDescriptor& b_desc, const voi
   check_bias_shape(b_desc, y_desc, "bDesc", "yDesc");
   ANYDNN_CHECK_BADPARM(b != nullptr && y != nullptr, "Buffers cannot be NULL");
   const float ms = handle.backend().run_timed(
-      [&] { handle.backend().conv_bias_forward(b_desc, b, y_desc, y, alpha, beta); });
+      [&] { handle.backend().conv_kernels().bias_forward(b_desc, b, y_desc, y, alpha, beta); });
   handle.record_kernel_time(ms);
 }
 
@@ -42,8 +43,9 @@ void conv_bias_backward(Handle& handle, const TensorDescriptor& dy_desc, const v
                         const TensorDescriptor& db_desc, void* db, float alpha, float beta) {
   check_bias_shape(db_desc, dy_desc, "dbDesc", "dyDesc");
   ANYDNN_CHECK_BADPARM(dy != nullptr && db != nullptr, "Buffers cannot be NULL");
-  const float ms = handle.backend().run_timed(
-      [&] { handle.backend().conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta); });
+  const float ms = handle.backend().run_timed([&] {
+    handle.backend().conv_kernels().bias_backward(dy_desc, dy, db_desc, db, alpha, beta);
+  });
   handle.record_kernel_time(ms);
 }
 

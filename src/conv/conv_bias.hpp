@@ -2,8 +2,8 @@
 // backend's kernel.
 #pragma once
 
-#include "core/handle.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "handle/handle.hpp"
 
 namespace anydnn {
 

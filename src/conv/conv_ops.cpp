@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "conv/conv_kernels.hpp"
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
@@ -420,7 +421,7 @@ void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& 
   *target = scratch.get();
   handle.record_kernel_time(backend.run_timed([&] {
     inv.invoker(redirected);
-    backend.scale_blend(out, scratch.get(), user_out, scale.alpha, scale.beta);
+    backend.conv_kernels().scale_blend(out, scratch.get(), user_out, scale.alpha, scale.beta);
   }));
 }
 

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/handle.hpp"
 #include "db/find_db.hpp"
+#include "handle/handle.hpp"
 #include "problem/conv_problem.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

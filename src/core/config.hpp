@@ -37,7 +37,7 @@ struct Config {
 
   // Backend (MIOPEN_BACKEND) and CPU threads (ANYDNN_NUM_THREADS, default: all OpenMP threads).
   // Without MIOPEN_BACKEND a handle runs on CUDA when this library has the CUDA backend and a
-  // CUDA device is present, else on the CPU (core/handle.cpp, docs/env-vars.md).
+  // CUDA device is present, else on the CPU (handle/handle.cpp, docs/env-vars.md).
   BackendKind backend = BackendKind::Cpu;
   bool backend_from_env = false;  // MIOPEN_BACKEND named one
   int num_threads = 1;

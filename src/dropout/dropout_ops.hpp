@@ -6,8 +6,8 @@
 #include <cstddef>
 
 #include "core/dropout_descriptor.hpp"
-#include "core/handle.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "handle/handle.hpp"
 
 namespace anydnn {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/handle.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "handle/handle.hpp"
 #include "problem/rnn_problem.hpp"
 
 namespace anydnn {

@@ -8,9 +8,9 @@
 
 #include <cstddef>
 
-#include "core/handle.hpp"
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "handle/handle.hpp"
 #include "problem/rnn_problem.hpp"
 #include "rnn/rnn_ops.hpp"
 

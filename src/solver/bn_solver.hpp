@@ -1,16 +1,14 @@
 // The contract every batch-normalization solver implements (docs/adding-a-solver.md): a name,
 // applicability with a reason, and a run on concrete buffers. BN needs no workspace and no
 // tuning, so there is no Find: the front-end (bn/bn_ops.cpp) runs the first applicable solver
-// of the backend's ordered registry (backend/*/bn_registry.cpp).
+// of the backend's ordered registry (bn/bn_registry.cpp).
 #pragma once
 
-#include <cstdint>
-#include <memory>
 #include <string_view>
-#include <vector>
 
 #include "problem/bn_problem.hpp"
-#include "solver/conv_solver.hpp"  // ExecutionContext, Applicability
+#include "solver/registry.hpp"
+#include "solver/solver_contract.hpp"
 
 namespace anydnn {
 
@@ -37,6 +35,7 @@ struct BnBuffers {
 
 class BnSolver {
  public:
+  static constexpr std::string_view kRegistryLabel = "bn solver";  // registry.hpp's messages
   virtual ~BnSolver() = default;
   virtual std::string_view name() const = 0;
   // A fallback runs only when no other solver applies (it exists for coverage).
@@ -45,20 +44,8 @@ class BnSolver {
   virtual void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const = 0;
 };
 
-struct BnSolverEntry {
-  uint64_t id;  // stable, never reused; 0 is invalid
-  std::unique_ptr<BnSolver> solver;
-};
-
-// Ordered: the first applicable solver runs. Throws InternalError on duplicate ids or names.
-class BnSolverRegistry {
- public:
-  explicit BnSolverRegistry(std::vector<BnSolverEntry> entries);
-  const std::vector<BnSolverEntry>& entries() const { return entries_; }
-  const BnSolverEntry* find(std::string_view name) const;
-
- private:
-  std::vector<BnSolverEntry> entries_;
-};
+// Ordered: the first applicable solver runs (bn/bn_registry.cpp).
+using BnSolverEntry = SolverEntry<BnSolver>;
+using BnSolverRegistry = SolverRegistry<BnSolver>;
 
 }  // namespace anydnn

@@ -1,42 +1,21 @@
-// The contract every convolution solver implements (docs/adding-a-solver.md). A solver is
-// stateless: it answers whether it applies to a problem (and why not), how much workspace it
-// needs, and builds an invoker that runs the problem on concrete buffers. Stable numeric ids
-// live in the backend's registry file, not in the solver.
+// The contract every convolution solver implements (docs/adding-a-solver.md), on top of the
+// family-independent part in solver_contract.hpp. A solver is stateless: it answers whether it
+// applies to a problem (and why not), how much workspace it needs, and builds an invoker that
+// runs the problem on concrete buffers. Stable numeric ids live in the backend's registry file,
+// not in the solver.
 #pragma once
 
 #include <miopen/miopen.h>
 
 #include <cstddef>
 #include <functional>
-#include <string>
 #include <string_view>
 
-#include "core/config.hpp"
 #include "problem/conv_problem.hpp"
+#include "solver/registry.hpp"
+#include "solver/solver_contract.hpp"
 
 namespace anydnn {
-
-class Backend;
-
-// What a solver may look at besides the problem: the handle's configuration and backend.
-struct ExecutionContext {
-  const Config& config;
-  Backend& backend;
-};
-
-// The answer of applicable(): yes, or no with a one-line reason (logged at Info2).
-struct Applicability {
-  bool ok = true;
-  std::string reason;
-  static Applicability yes() { return {}; }
-  static Applicability no(std::string why) { return {false, std::move(why)}; }
-  explicit operator bool() const { return ok; }
-};
-
-#define ANYDNN_REJECT_IF(cond, why)                    \
-  do {                                                 \
-    if (cond) return ::anydnn::Applicability::no(why); \
-  } while (false)
 
 // Buffers of one call, named in the forward sense like ConvProblem's tensors. The direction
 // decides which one is written: y (forward), x (backward data: dx) or w (backward weights: dw);
@@ -53,6 +32,7 @@ using ConvInvoker = std::function<void(const ConvBuffers&)>;
 
 class ConvSolver {
  public:
+  static constexpr std::string_view kRegistryLabel = "solver";  // registry.hpp's messages
   virtual ~ConvSolver() = default;
   // Stable name (find-db records, MIOPEN_DEBUG_FIND_ONLY_SOLVER, MIOpenDriver -S).
   virtual std::string_view name() const = 0;
@@ -79,6 +59,15 @@ class ConvSolver {
   virtual ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
 };
 
+// The backend's ordered convolution solvers (backend/*/conv_registry.cpp).
+using ConvSolverEntry = SolverEntry<ConvSolver>;
+using ConvSolverRegistry = SolverRegistry<ConvSolver>;
+
+// Yes when the problem is in direction `dir`, else no with the reason every solver gives ("not a
+// forward problem", "not a backward-data problem", "not a backward-weights problem").
+Applicability direction_is(const ConvProblem& p, ConvDirection dir);
+
+// MIOpen's enumerator name of `algo` in direction `dir` (find-db records, logs).
 const char* algorithm_name(miopenConvAlgorithm_t algo, ConvDirection dir);
 
 }  // namespace anydnn

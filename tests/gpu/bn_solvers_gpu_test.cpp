@@ -321,21 +321,6 @@ TEST_P(BnSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
 INSTANTIATE_TEST_SUITE_P(Solvers, BnSolverAloneGpu, ::testing::ValuesIn(every_cuda_bn_solver()),
                          [](const auto& info) { return info.param; });
 
-TEST(BnSolversGpuExtra, RegistryMirrorsTheCpu) {
-  REQUIRE_GPU();
-  GpuBackend g;
-  Config cfg;
-  auto cpu = make_cpu_backend(cfg);
-  const auto& ge = g.backend->bn_solvers().entries();
-  const auto& ce = cpu->bn_solvers().entries();
-  ASSERT_EQ(ge.size(), ce.size());
-  for (size_t i = 0; i < ge.size(); ++i) {
-    EXPECT_EQ(ge[i].id, ce[i].id);
-    EXPECT_EQ(ge[i].solver->name(), ce[i].solver->name());
-    EXPECT_EQ(ge[i].solver->fallback_only(), ce[i].solver->fallback_only());
-  }
-}
-
 // A padded, permuted layout (CHWN with gaps) only the fallback walks.
 TEST(BnSolversGpuExtra, PaddedStridesUseTheFallback) {
   REQUIRE_GPU();

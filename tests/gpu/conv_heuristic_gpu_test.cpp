@@ -14,8 +14,8 @@
 #include "common_test_util.hpp"
 #include "conv/conv_ops.hpp"
 #include "conv_test_util.hpp"
-#include "core/handle.hpp"
 #include "gpu/gpu_test_util.hpp"
+#include "handle/handle.hpp"
 
 namespace anydnn {
 namespace {

@@ -20,7 +20,7 @@
 #include "core/tensor_descriptor.hpp"
 #include "gpu/gpu_test_util.hpp"
 #include "problem/conv_problem.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

@@ -18,7 +18,7 @@
 #include "core/cpu_isa.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "problem/conv_problem.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

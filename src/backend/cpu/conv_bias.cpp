@@ -1,9 +1,12 @@
 // Convolution bias on the CPU, for any strides (NCHW, NHWC, ...) and float types. One (n, k)
 // plane per task forward; one channel per task backward, summed in double so that long
-// reductions (N * H * W terms) keep their precision.
-#include "backend/cpu/conv_bias.hpp"
+// reductions (N * H * W terms) keep their precision. Also the CPU's ConvKernels (bias and the
+// result blend of tensor_ops.cpp).
+#include <memory>
 
 #include "backend/cpu/cpu_types.hpp"
+#include "backend/cpu/tensor_ops.hpp"
+#include "conv/conv_kernels.hpp"
 
 namespace anydnn::cpu {
 
@@ -70,25 +73,39 @@ void bias_bwd(const TensorDescriptor& dyd, const T* dy, const TensorDescriptor& 
   }
 }
 
+class CpuConvKernels final : public ConvKernels {
+ public:
+  explicit CpuConvKernels(int threads) : threads_(threads) {}
+  void bias_forward(const TensorDescriptor& b_desc, const void* b, const TensorDescriptor& y_desc,
+                    void* y, float alpha, float beta) const override {
+    dispatch_float_type(y_desc.type(), [&](auto tag) {
+      using T = decltype(tag);
+      bias_fwd<T>(b_desc, static_cast<const T*>(b), y_desc, static_cast<T*>(y), alpha, beta,
+                  threads_);
+    });
+  }
+  void bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                     const TensorDescriptor& db_desc, void* db, float alpha,
+                     float beta) const override {
+    dispatch_float_type(dy_desc.type(), [&](auto tag) {
+      using T = decltype(tag);
+      bias_bwd<T>(dy_desc, static_cast<const T*>(dy), db_desc, static_cast<T*>(db), alpha, beta,
+                  threads_);
+    });
+  }
+  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
+                   float beta) const override {
+    cpu::scale_blend(desc, src, dst, alpha, beta, threads_);
+  }
+
+ private:
+  int threads_;
+};
+
 }  // namespace
 
-void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                       const TensorDescriptor& y_desc, void* y, float alpha, float beta,
-                       int threads) {
-  dispatch_float_type(y_desc.type(), [&](auto tag) {
-    using T = decltype(tag);
-    bias_fwd<T>(b_desc, static_cast<const T*>(b), y_desc, static_cast<T*>(y), alpha, beta, threads);
-  });
-}
-
-void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                        const TensorDescriptor& db_desc, void* db, float alpha, float beta,
-                        int threads) {
-  dispatch_float_type(dy_desc.type(), [&](auto tag) {
-    using T = decltype(tag);
-    bias_bwd<T>(dy_desc, static_cast<const T*>(dy), db_desc, static_cast<T*>(db), alpha, beta,
-                threads);
-  });
+std::unique_ptr<ConvKernels> make_conv_kernels(int threads) {
+  return std::make_unique<CpuConvKernels>(threads);
 }
 
 }  // namespace anydnn::cpu

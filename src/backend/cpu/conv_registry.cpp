@@ -5,12 +5,11 @@
 
 #include <memory>
 
+#include "conv/conv_fallbacks.hpp"
+
 namespace anydnn::cpu {
 
 // Factories, one per file in conv/.
-std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd();      // conv/conv_direct_naive_fwd.cpp
-std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd();      // conv/conv_direct_naive_bwd.cpp
-std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw();      // conv/conv_direct_naive_wrw.cpp
 std::unique_ptr<ConvSolver> make_gemm_fwd_rest();              // conv/gemm_fwd_rest.cpp
 std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();               // conv/gemm_fwd_1x1.cpp
 std::unique_ptr<ConvSolver> make_gemm_bwd_rest();              // conv/gemm_bwd_rest.cpp
@@ -57,10 +56,8 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({23, make_conv_fft_wrw()});
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
-  // Any shape, layout and type: the fallbacks.
-  list.push_back({1, make_conv_direct_naive_fwd()});
-  list.push_back({3, make_conv_direct_naive_bwd()});
-  list.push_back({4, make_conv_direct_naive_wrw()});
+  // Any shape, layout and type: the naive fallbacks, ids 1, 3, 4 (conv/conv_fallbacks.hpp).
+  append_conv_fallbacks<BackendKind::Cpu>(list);
   return ConvSolverRegistry(std::move(list));
 }
 

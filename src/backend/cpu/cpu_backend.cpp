@@ -6,16 +6,21 @@
 #include <string>
 
 #include "backend/backend.hpp"
-#include "backend/cpu/bn_registry.hpp"
-#include "backend/cpu/conv_bias.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
 #include "backend/cpu/rnn/rnn_kernels.hpp"
 #include "backend/cpu/tensor_ops.hpp"
+#include "bn/bn_registry.hpp"
+#include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 namespace anydnn {
+
+namespace cpu {
+// Bias and blend kernels on `threads` threads (conv_bias.cpp).
+std::unique_ptr<ConvKernels> make_conv_kernels(int threads);
+}  // namespace cpu
 
 namespace {
 
@@ -27,16 +32,22 @@ class CpuBackend final : public Backend {
         device_id_("cpu-" + std::string(cpu_isa_name(config.cpu_isa)) + "-" +
                    std::to_string(config.num_threads) + "t"),
         conv_solvers_(cpu::make_conv_registry()),
-        bn_solvers_(cpu::make_bn_registry()),
+        bn_solvers_(make_bn_registry<BackendKind::Cpu>()),
+        conv_kernels_(cpu::make_conv_kernels(config.num_threads)),
         threads_(config.num_threads),
         isa_(config.cpu_isa),
         rnn_kernels_(config.cpu_isa, config.num_threads),
-        dropout_kernels_(config.num_threads) {}
+        dropout_kernels_(config.num_threads) {
+    primitives_.conv = &conv_solvers_;
+    primitives_.bn = &bn_solvers_;
+    primitives_.conv_kernels = conv_kernels_.get();
+    primitives_.rnn = &rnn_kernels_;
+    primitives_.dropout = &dropout_kernels_;
+  }
 
   BackendKind kind() const override { return BackendKind::Cpu; }
   std::string device_id() const override { return device_id_; }
-  const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
-  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
+  const Primitives& primitives() const override { return primitives_; }
   void* stream() const override { return stream_; }
   void set_stream(void* stream) override { stream_ = stream; }
   float run_timed(const std::function<void()>& work) override {
@@ -46,26 +57,10 @@ class CpuBackend final : public Backend {
     return std::chrono::duration<float, std::milli>(stop - start).count();
   }
   void synchronize() override {}
-  void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                         const TensorDescriptor& y_desc, void* y, float alpha,
-                         float beta) override {
-    cpu::conv_bias_forward(b_desc, b, y_desc, y, alpha, beta, threads_);
-  }
-  void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                          const TensorDescriptor& db_desc, void* db, float alpha,
-                          float beta) override {
-    cpu::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, threads_);
-  }
-  RnnKernels& rnn_kernels() override { return rnn_kernels_; }
-  DropoutKernels& dropout_kernels() override { return dropout_kernels_; }
   DeviceBuffer allocate(size_t bytes) override {
     constexpr std::align_val_t kAlign{64};
     return DeviceBuffer(::operator new(bytes == 0 ? 1 : bytes, kAlign),
                         [](void* p) { ::operator delete(p, kAlign); });
-  }
-  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
-                   float beta) override {
-    cpu::scale_blend(desc, src, dst, alpha, beta, threads_);
   }
   void copy(void* dst, const void* src, size_t bytes, CopyKind) override {
     if (bytes != 0) std::memcpy(dst, src, bytes);
@@ -78,6 +73,8 @@ class CpuBackend final : public Backend {
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
+  std::unique_ptr<ConvKernels> conv_kernels_;
+  Primitives primitives_;
   void* stream_ = nullptr;
   int threads_ = 1;
   CpuIsa isa_ = CpuIsa::Generic;

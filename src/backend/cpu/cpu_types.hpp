@@ -7,7 +7,9 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
+#include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/float_types.hpp"
 #include "core/tensor_descriptor.hpp"
@@ -49,17 +51,8 @@ inline BFloat16 from_float<BFloat16>(float v) {
 // Calls f(T{}) with T the storage type of `type` (float, Half or BFloat16).
 template <class F>
 decltype(auto) dispatch_float_type(miopenDataType_t type, F&& f) {
-  switch (type) {
-    case miopenFloat:
-      return f(float{});
-    case miopenHalf:
-      return f(Half{});
-    case miopenBFloat16:
-      return f(BFloat16{});
-    default:
-      break;
-  }
-  ANYDNN_THROW(miopenStatusNotImplemented, "CPU kernels do not handle this data type");
+  return dispatch_storage_type<float, Half, BFloat16>(
+      type, "CPU kernels do not handle this data type", std::forward<F>(f));
 }
 
 // Strides of an activation/weight tensor as (n, c, d, h, w); a 4-D tensor gets d-stride 0.

@@ -2,9 +2,14 @@
 // backend/cpu/conv_bias.cpp. Forward: one thread per y element. Backward: one block per channel
 // summing in double over a fixed thread split and a fixed shared-memory tree, so results are
 // deterministic and keep their precision over N * spatial terms, like the CPU's double sum.
-#include "backend/cuda/conv_bias.hpp"
+// Also the CUDA backend's ConvKernels (bias and the result blend of tensor_ops.cu).
+#include <memory>
+
+#include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
+#include "backend/cuda/tensor_ops.hpp"
+#include "conv/conv_kernels.hpp"
 
 namespace anydnn::cuda {
 
@@ -84,8 +89,6 @@ __global__ void __launch_bounds__(kReduceBlock)
   }
 }
 
-}  // namespace
-
 void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
                        const TensorDescriptor& y_desc, void* y, float alpha, float beta,
                        cudaStream_t stream) {
@@ -115,6 +118,34 @@ void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
         g, static_cast<const T*>(dy), static_cast<T*>(db), db_stride, alpha, beta);
   });
   ANYDNN_CUDA_LAUNCHED("conv_bias_backward");
+}
+
+// On the backend's current stream (set_stream may change it between calls).
+class CudaConvKernels final : public ConvKernels {
+ public:
+  explicit CudaConvKernels(const CudaBackend& backend) : backend_(backend) {}
+  void bias_forward(const TensorDescriptor& b_desc, const void* b, const TensorDescriptor& y_desc,
+                    void* y, float alpha, float beta) const override {
+    conv_bias_forward(b_desc, b, y_desc, y, alpha, beta, backend_.cuda_stream());
+  }
+  void bias_backward(const TensorDescriptor& dy_desc, const void* dy,
+                     const TensorDescriptor& db_desc, void* db, float alpha,
+                     float beta) const override {
+    conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, backend_.cuda_stream());
+  }
+  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
+                   float beta) const override {
+    cuda::scale_blend(desc, src, dst, alpha, beta, backend_.cuda_stream());
+  }
+
+ private:
+  const CudaBackend& backend_;
+};
+
+}  // namespace
+
+std::unique_ptr<ConvKernels> make_conv_kernels(const CudaBackend& backend) {
+  return std::make_unique<CudaConvKernels>(backend);
 }
 
 }  // namespace anydnn::cuda

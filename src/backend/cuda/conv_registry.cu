@@ -7,19 +7,18 @@
 
 #include <memory>
 
+#include "conv/conv_fallbacks.hpp"
+
 namespace anydnn::cuda {
 
 // Factories, one per file in conv/.
-std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd();  // conv/conv_direct_naive_fwd.cu
-std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd();  // conv/conv_direct_naive_bwd.cu
-std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw();  // conv/conv_direct_naive_wrw.cu
-std::unique_ptr<ConvSolver> make_gemm_fwd_rest();          // conv/gemm_fwd_rest.cu
-std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();           // conv/gemm_fwd_1x1.cu
-std::unique_ptr<ConvSolver> make_gemm_bwd_rest();          // conv/gemm_bwd_rest.cu
-std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();           // conv/gemm_bwd_1x1.cu
-std::unique_ptr<ConvSolver> make_gemm_wrw_universal();     // conv/gemm_wrw_universal.cu
-std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();           // conv/gemm_wrw_1x1.cu
-std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();   // conv/conv_direct_fwd.cu
+std::unique_ptr<ConvSolver> make_gemm_fwd_rest();         // conv/gemm_fwd_rest.cu
+std::unique_ptr<ConvSolver> make_gemm_fwd_1x1();          // conv/gemm_fwd_1x1.cu
+std::unique_ptr<ConvSolver> make_gemm_bwd_rest();         // conv/gemm_bwd_rest.cu
+std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();          // conv/gemm_bwd_1x1.cu
+std::unique_ptr<ConvSolver> make_gemm_wrw_universal();    // conv/gemm_wrw_universal.cu
+std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();          // conv/gemm_wrw_1x1.cu
+std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();  // conv/conv_direct_fwd.cu
 #if ANYDNN_HAVE_CUTLASS  // CUTLASS tensor-core solvers (built when the headers are found)
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();  // conv/implicit_gemm_tc_fwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();  // conv/implicit_gemm_tc_bwd.cu
@@ -47,10 +46,8 @@ ConvSolverRegistry make_conv_registry() {
 #endif
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
-  // Any shape, layout and type: the fallbacks.
-  list.push_back({1, make_conv_direct_naive_fwd()});
-  list.push_back({3, make_conv_direct_naive_bwd()});
-  list.push_back({4, make_conv_direct_naive_wrw()});
+  // Any shape, layout and type: the naive fallbacks, ids 1, 3, 4 (conv/conv_fallbacks.hpp).
+  append_conv_fallbacks<BackendKind::Cuda>(list);
   return ConvSolverRegistry(std::move(list));
 }
 

@@ -1,16 +1,15 @@
 // The CUDA backend (cuda_backend.hpp). Kernels live in files mirroring backend/cpu: conv/ and
-// bn/ solvers with their registries, conv_bias, tensor_ops, dropout, rnn/.
+// bn/ solvers, the conv registry, conv_bias (the ConvKernels), tensor_ops, dropout, rnn/.
 #include "backend/cuda/cuda_backend.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
-#include "backend/cuda/bn_registry.hpp"
-#include "backend/cuda/conv_bias.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
+#include "bn/bn_registry.hpp"
 
 namespace anydnn {
 
@@ -54,8 +53,14 @@ DeviceRates device_rates(int device, const cudaDeviceProp& prop) {
 CudaBackend::CudaBackend(const Config& config, void* stream)
     : stream_(static_cast<cudaStream_t>(stream)),
       conv_solvers_(make_conv_registry()),
-      bn_solvers_(make_bn_registry()) {
+      bn_solvers_(make_bn_registry<BackendKind::Cuda>()),
+      conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
+  primitives_.conv = &conv_solvers_;
+  primitives_.bn = &bn_solvers_;
+  primitives_.conv_kernels = conv_kernels_.get();
+  primitives_.rnn = &rnn_kernels_;
+  primitives_.dropout = &dropout_kernels_;
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,
@@ -112,18 +117,6 @@ void CudaBackend::synchronize() {
   check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
 }
 
-void CudaBackend::conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                                    const TensorDescriptor& y_desc, void* y, float alpha,
-                                    float beta) {
-  cuda::conv_bias_forward(b_desc, b, y_desc, y, alpha, beta, stream_);
-}
-
-void CudaBackend::conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                                     const TensorDescriptor& db_desc, void* db, float alpha,
-                                     float beta) {
-  cuda::conv_bias_backward(dy_desc, dy, db_desc, db, alpha, beta, stream_);
-}
-
 DeviceBuffer CudaBackend::allocate(size_t bytes) {
   // Stream-ordered: scratch taken and given back inside one call (BN partials, blending
   // buffers, Find workspaces) costs no device-wide synchronisation, which cudaFree would.
@@ -134,11 +127,6 @@ DeviceBuffer CudaBackend::allocate(size_t bytes) {
   check_cuda(cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool_, s),
              "cudaMallocFromPoolAsync");
   return DeviceBuffer(p, [s](void* q) { cudaFreeAsync(q, s); });
-}
-
-void CudaBackend::scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
-                              float beta) {
-  cuda::scale_blend(desc, src, dst, alpha, beta, stream_);
 }
 
 void CudaBackend::copy(void* dst, const void* src, size_t bytes, CopyKind kind) {

@@ -5,14 +5,16 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
 #include "backend/cuda/dropout.hpp"
 #include "backend/cuda/rnn/rnn_kernels.hpp"
+#include "conv/conv_kernels.hpp"
 #include "solver/bn_solver.hpp"
-#include "solver/conv_registry.hpp"
+#include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
 
@@ -23,23 +25,13 @@ class CudaBackend final : public Backend {
 
   BackendKind kind() const override { return BackendKind::Cuda; }
   std::string device_id() const override { return device_id_; }
-  const ConvSolverRegistry& conv_solvers() const override { return conv_solvers_; }
-  const BnSolverRegistry& bn_solvers() const override { return bn_solvers_; }
+  const Primitives& primitives() const override { return primitives_; }
   void* stream() const override { return stream_; }
   void set_stream(void* stream) override;
   float run_timed(const std::function<void()>& work) override;
   void synchronize() override;
 
-  void conv_bias_forward(const TensorDescriptor& b_desc, const void* b,
-                         const TensorDescriptor& y_desc, void* y, float alpha, float beta) override;
-  void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
-                          const TensorDescriptor& db_desc, void* db, float alpha,
-                          float beta) override;
-  RnnKernels& rnn_kernels() override { return rnn_kernels_; }
-  DropoutKernels& dropout_kernels() override { return dropout_kernels_; }
   DeviceBuffer allocate(size_t bytes) override;
-  void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
-                   float beta) override;
   void copy(void* dst, const void* src, size_t bytes, CopyKind kind) override;
   void fill_zero(void* dst, size_t bytes) override;
 
@@ -56,6 +48,8 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
+  std::unique_ptr<ConvKernels> conv_kernels_;
+  Primitives primitives_;
   int device_ = 0;
   cudaDeviceProp prop_{};
   std::string device_id_;
@@ -67,6 +61,9 @@ class CudaBackend final : public Backend {
   CudaRnnKernels rnn_kernels_{*this};
   CudaDropoutKernels dropout_kernels_{*this};
 };
+
+// Bias and blend kernels on the backend's stream (conv_bias.cu).
+std::unique_ptr<ConvKernels> make_conv_kernels(const CudaBackend& backend);
 
 // The CUDA backend of a solver's context (only CUDA solvers call it: their registry is only
 // reachable through a CudaBackend).

@@ -9,7 +9,9 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
+#include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/tensor_descriptor.hpp"
 
@@ -43,17 +45,8 @@ __host__ __device__ inline __nv_bfloat16 store<__nv_bfloat16>(float v) {
 // Calls f(T{}) with T the storage type of `type` (float, __half or __nv_bfloat16).
 template <class F>
 decltype(auto) dispatch_float_type(miopenDataType_t type, F&& f) {
-  switch (type) {
-    case miopenFloat:
-      return f(float{});
-    case miopenHalf:
-      return f(__half{});
-    case miopenBFloat16:
-      return f(__nv_bfloat16{});
-    default:
-      break;
-  }
-  ANYDNN_THROW(miopenStatusNotImplemented, "CUDA kernels do not handle this data type");
+  return dispatch_storage_type<float, __half, __nv_bfloat16>(
+      type, "CUDA kernels do not handle this data type", std::forward<F>(f));
 }
 
 // Lengths and strides of a tensor of up to 5 dimensions, padded at the front with length 1

@@ -10,21 +10,13 @@
 
 #include "backend/cpu/bn/bn_util.hpp"
 #include "backend/cpu/kernels/bn_rows.hpp"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cpu {
 
 namespace {
-
-bool image_packed(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  size_t expect = 1;
-  for (size_t k = l.size(); k-- > 1;) {
-    if (l[k] != 1 && s[k] != expect) return false;
-    expect *= l[k];
-  }
-  return true;
-}
 
 template <class T>
 void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnCall& call,
@@ -101,20 +93,6 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
   }
 }
 
-// Channel-last images (NHWC, NDHWC, packed): positions in memory order are (d, h, w, c).
-bool image_channel_last(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  size_t expect = 1;
-  if (l[1] != 1 && s[1] != 1) return false;
-  expect = l[1];
-  for (size_t k = l.size(); k-- > 2;) {
-    if (l[k] != 1 && s[k] != expect) return false;
-    expect *= l[k];
-  }
-  return true;
-}
-
 // The same problem seen in memory order: x as N x (D x) H x W x C "channel-major" data, and
 // each parameter tensor as 1 x (D x) H x W x C with its own strides permuted to match, so that
 // the statistics groups follow the data's addresses.
@@ -131,20 +109,8 @@ TensorDescriptor memory_order(const TensorDescriptor& t) {
   return TensorDescriptor(t.type(), lens, strides);
 }
 
-class BnPerActivation final : public BnSolver {
+class BnPerActivation final : public BnPerActivationSpec {
  public:
-  std::string_view name() const override { return "BnPerActivation"; }
-  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
-    ANYDNN_REJECT_IF(p.spatial(), "spatial mode");
-    const bool bwd = p.direction() == BnDirection::Backward;
-    const bool major = image_packed(p.x()) && image_packed(p.y()) && (!bwd || image_packed(p.dx()));
-    const bool last = image_channel_last(p.x()) && image_channel_last(p.y()) &&
-                      (!bwd || image_channel_last(p.dx()));
-    ANYDNN_REJECT_IF(
-        !major && !last,
-        "an image is not packed as C, D, H, W or D, H, W, C (NCHW, NCDHW, NHWC, NDHWC)");
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     if (!image_packed(p.x())) {
       // Channel-last: run the memory-order view of the problem (same buffers).
@@ -169,8 +135,13 @@ class BnPerActivation final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_per_activation() {
-  return std::make_unique<BnPerActivation>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_per_activation<BackendKind::Cpu>() {
+  return std::make_unique<cpu::BnPerActivation>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

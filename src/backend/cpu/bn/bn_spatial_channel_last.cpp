@@ -10,25 +10,13 @@
 
 #include "backend/cpu/bn/bn_util.hpp"
 #include "backend/cpu/kernels/bn_rows.hpp"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cpu {
 
 namespace {
-
-// Pixel stride when the spatial dimensions are packed around contiguous channels; 0 if not.
-size_t pixel_stride(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  if (s[1] != 1 && l[1] != 1) return 0;
-  size_t expect = 0;
-  for (size_t k = l.size(); k-- > 2;) {
-    if (expect == 0) expect = s[k];
-    if (l[k] != 1 && s[k] != expect) return 0;
-    expect *= l[k];
-  }
-  const size_t ps = s[l.size() - 1];
-  return ps >= l[1] ? ps : 0;
-}
 
 template <class T>
 struct Rows {
@@ -177,16 +165,8 @@ struct Rows {
   }
 };
 
-class BnSpatialChannelLast final : public BnSolver {
+class BnSpatialChannelLast final : public BnSpatialChannelLastSpec {
  public:
-  std::string_view name() const override { return "BnSpatialChannelLast"; }
-  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
-    ANYDNN_REJECT_IF(!p.spatial(), "per-activation mode");
-    ANYDNN_REJECT_IF(pixel_stride(p.x()) == 0 || pixel_stride(p.y()) == 0 ||
-                         (p.direction() == BnDirection::Backward && pixel_stride(p.dx()) == 0),
-                     "channels are not contiguous within packed pixels (not NHWC / NDHWC)");
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     BnCall call(p, b);
     dispatch_float_type(p.data_type(), [&](auto tag) {
@@ -216,8 +196,13 @@ class BnSpatialChannelLast final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_spatial_channel_last() {
-  return std::make_unique<BnSpatialChannelLast>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_spatial_channel_last<BackendKind::Cpu>() {
+  return std::make_unique<cpu::BnSpatialChannelLast>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

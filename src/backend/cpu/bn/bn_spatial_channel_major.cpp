@@ -10,6 +10,9 @@
 
 #include "backend/cpu/bn/bn_util.hpp"
 #include "backend/cpu/kernels/bn_rows.hpp"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cpu {
 
@@ -28,17 +31,6 @@ constexpr size_t kStreamBytes =
 struct PlaneStrides {
   size_t n, c;
 };
-
-bool spatial_contiguous(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  size_t expect = 1;
-  for (size_t k = l.size(); k-- > 2;) {
-    if (l[k] != 1 && s[k] != expect) return false;
-    expect *= l[k];
-  }
-  return true;
-}
 
 // A piece of one channel: `runs` planes from image n0, or the piece [s0, s0 + len) of plane n0.
 struct Batch {
@@ -296,16 +288,8 @@ struct Planes {
   }
 };
 
-class BnSpatialChannelMajor final : public BnSolver {
+class BnSpatialChannelMajor final : public BnSpatialChannelMajorSpec {
  public:
-  std::string_view name() const override { return "BnSpatialChannelMajor"; }
-  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
-    ANYDNN_REJECT_IF(!p.spatial(), "per-activation mode");
-    ANYDNN_REJECT_IF(!spatial_contiguous(p.x()) || !spatial_contiguous(p.y()) ||
-                         (p.direction() == BnDirection::Backward && !spatial_contiguous(p.dx())),
-                     "spatial dimensions are not contiguous (not NCHW / NCDHW)");
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     BnCall call(p, b);
     dispatch_float_type(p.data_type(), [&](auto tag) {
@@ -338,8 +322,13 @@ class BnSpatialChannelMajor final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_spatial_channel_major() {
-  return std::make_unique<BnSpatialChannelMajor>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_spatial_channel_major<BackendKind::Cpu>() {
+  return std::make_unique<cpu::BnSpatialChannelMajor>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

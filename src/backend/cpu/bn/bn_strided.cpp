@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "backend/cpu/bn/bn_util.hpp"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cpu {
-
-std::unique_ptr<BnSolver> make_bn_spatial_channel_major();
-std::unique_ptr<BnSolver> make_bn_per_activation();
 
 namespace {
 
@@ -61,13 +61,8 @@ void scatter(const TensorDescriptor& d, const T* src, void* dst, float alpha, fl
       });
 }
 
-class BnStrided final : public BnSolver {
+class BnStrided final : public BnStridedSpec {
  public:
-  std::string_view name() const override { return "BnStrided"; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const BnProblem&) const override {
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     const int threads = std::max(1, ctx.config.num_threads);
     dispatch_float_type(p.data_type(), [&](auto tag) {
@@ -98,7 +93,8 @@ class BnStrided final : public BnSolver {
       } else {
         ib.y = y.data();
       }
-      const auto solver = p.spatial() ? make_bn_spatial_channel_major() : make_bn_per_activation();
+      const auto solver = p.spatial() ? make_bn_spatial_channel_major<BackendKind::Cpu>()
+                                      : make_bn_per_activation<BackendKind::Cpu>();
       solver->run(ctx, inner, ib);
       scatter(bwd ? p.dx() : p.y(), y.data(), bwd ? b.dx : b.y, b.alpha, b.beta, threads);
     });
@@ -107,8 +103,13 @@ class BnStrided final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_strided() {
-  return std::make_unique<BnStrided>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_strided<BackendKind::Cpu>() {
+  return std::make_unique<cpu::BnStrided>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

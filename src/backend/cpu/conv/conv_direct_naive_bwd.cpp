@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "backend/cpu/cpu_types.hpp"
+#include "conv/conv_fallbacks.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
@@ -77,15 +79,8 @@ void naive_bwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
   }
 }
 
-class ConvDirectNaiveBwd final : public ConvSolver {
+class ConvDirectNaiveBwd final : public ConvDirectNaiveBwdSpec {
  public:
-  std::string_view name() const override { return "ConvDirectNaiveConvBwd"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
-    return Applicability::yes();
-  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, threads](const ConvBuffers& b) {
@@ -97,8 +92,13 @@ class ConvDirectNaiveBwd final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd() {
-  return std::make_unique<ConvDirectNaiveBwd>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd<BackendKind::Cpu>() {
+  return std::make_unique<cpu::ConvDirectNaiveBwd>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

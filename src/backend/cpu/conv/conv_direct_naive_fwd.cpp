@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "backend/cpu/cpu_types.hpp"
+#include "conv/conv_fallbacks.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
@@ -84,15 +86,8 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
   }
 }
 
-class ConvDirectNaiveFwd final : public ConvSolver {
+class ConvDirectNaiveFwd final : public ConvDirectNaiveFwdSpec {
  public:
-  std::string_view name() const override { return "ConvDirectNaiveConvFwd"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    return Applicability::yes();
-  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     if (p.data_type() == miopenInt8) {
@@ -114,8 +109,13 @@ class ConvDirectNaiveFwd final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd() {
-  return std::make_unique<ConvDirectNaiveFwd>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd<BackendKind::Cpu>() {
+  return std::make_unique<cpu::ConvDirectNaiveFwd>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "backend/cpu/cpu_types.hpp"
+#include "conv/conv_fallbacks.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
@@ -63,16 +65,8 @@ void naive_wrw(const ConvProblem& p, const ConvBuffers& b, int threads) {
   }
 }
 
-class ConvDirectNaiveWrw final : public ConvSolver {
+class ConvDirectNaiveWrw final : public ConvDirectNaiveWrwSpec {
  public:
-  std::string_view name() const override { return "ConvDirectNaiveConvWrw"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return Applicability::yes();
-  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
     return [p, threads](const ConvBuffers& b) {
@@ -84,8 +78,13 @@ class ConvDirectNaiveWrw final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw() {
-  return std::make_unique<ConvDirectNaiveWrw>();
+}  // namespace anydnn::cpu
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw<BackendKind::Cpu>() {
+  return std::make_unique<cpu::ConvDirectNaiveWrw>();
 }
 
-}  // namespace anydnn::cpu
+}  // namespace anydnn

@@ -23,7 +23,7 @@ Applicability fft_support(const ConvProblem& p) {
   const long hf = FftConvPlan::fast_size(static_cast<long>(p.in_size()[1]) + 2L * p.pads()[1]);
   const long wf = FftConvPlan::fast_size(static_cast<long>(p.in_size()[2]) + 2L * p.pads()[2]);
   ANYDNN_REJECT_IF(hf * wf > kMaxFramePoints, "image too large for one FFT frame");
-  return gemm_problem_support(p);
+  return gemm_problem_support(p, kCblas);
 }
 
 size_t fft_workspace(const ExecutionContext& ctx, const ConvProblem& p) {

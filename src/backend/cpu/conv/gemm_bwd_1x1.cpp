@@ -4,19 +4,15 @@
 #include <memory>
 
 #include "backend/cpu/conv/gemm_util.hpp"
+#include "conv/solver_specs.hpp"
 
 namespace anydnn::cpu {
 
 namespace {
 
-class GemmBwd1x1 final : public ConvSolver {
+class GemmBwd1x1 final : public GemmBwd1x1Spec {
  public:
-  std::string_view name() const override { return "GemmBwd1x1_stride1"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
-    return gemm_1x1_support(p);
-  }
+  GemmBwd1x1() : GemmBwd1x1Spec(kCblas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return staging_floats(p) * sizeof(float);
   }

@@ -10,6 +10,7 @@
 
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/im2col.hpp"
+#include "conv/solver_specs.hpp"
 
 namespace anydnn::cpu {
 
@@ -56,14 +57,9 @@ void gemm_bwd(const ConvProblem& p, const Plan& plan, const FloatTensors& f, flo
   }
 }
 
-class GemmBwdRest final : public ConvSolver {
+class GemmBwdRest final : public GemmBwdRestSpec {
  public:
-  std::string_view name() const override { return "GemmBwdRest"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
-    return gemm_problem_support(p);
-  }
+  GemmBwdRest() : GemmBwdRestSpec(kCblas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return Plan(p).workspace_bytes();
   }

@@ -4,19 +4,15 @@
 #include <memory>
 
 #include "backend/cpu/conv/gemm_util.hpp"
+#include "conv/solver_specs.hpp"
 
 namespace anydnn::cpu {
 
 namespace {
 
-class GemmFwd1x1 final : public ConvSolver {
+class GemmFwd1x1 final : public GemmFwd1x1Spec {
  public:
-  std::string_view name() const override { return "GemmFwd1x1_0_1"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    return gemm_1x1_support(p);
-  }
+  GemmFwd1x1() : GemmFwd1x1Spec(kCblas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return staging_floats(p) * sizeof(float);
   }

@@ -15,6 +15,7 @@
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/im2col.hpp"
 #include "backend/cpu/cpu_types.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
@@ -114,14 +115,9 @@ void gemm_fwd(const ConvProblem& p, const GemmFwdPlan& plan, const ConvBuffers& 
   }
 }
 
-class GemmFwdRest final : public ConvSolver {
+class GemmFwdRest final : public GemmFwdRestSpec {
  public:
-  std::string_view name() const override { return "GemmFwdRest"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    return gemm_problem_support(p);
-  }
+  GemmFwdRest() : GemmFwdRestSpec(kCblas) {}
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return GemmFwdPlan(p, ctx.config.num_threads).workspace_bytes(p);
   }

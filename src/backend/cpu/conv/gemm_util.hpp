@@ -1,6 +1,6 @@
-// Helpers shared by the GEMM-based CPU solvers: problem support checks, GEMM shapes, a
-// column-slab split of one SGEMM over the threads of a parallel region, and fp32 staging of
-// half/bfloat16 tensors.
+// Helpers shared by the GEMM-based CPU solvers (the shapes and support checks are
+// backend-agnostic, in conv/gemm_shape.hpp): a column-slab split of one SGEMM over the threads of
+// a parallel region, and fp32 staging of half/bfloat16 tensors.
 #pragma once
 
 #include <omp.h>
@@ -10,25 +10,11 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_types.hpp"
+#include "conv/gemm_shape.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
-
-// The GEMM solvers' common requirements: packed NCHW / NCDHW tensors of a float type and GEMM
-// dimensions that fit cblas's int arguments.
-Applicability gemm_problem_support(const ConvProblem& p);
-
-// A 1x1 convolution with unit stride and no padding is a plain GEMM per image and group: the
-// image is already the column matrix (dilation has no effect with one tap).
-Applicability gemm_1x1_support(const ConvProblem& p);
-
-// Sizes every GEMM solver works with: per group, rows = C/G * filter taps of the column matrix,
-// k/c per group, and output pixels per image.
-struct GemmShape {
-  size_t groups, c_per_group, k_per_group, taps, rows, pixels, x_image, y_image;
-  explicit GemmShape(const ConvProblem& p);
-};
 
 // Row-major C[m x n] = alpha * op(A) * op(B) + beta * C, computed by the calling thread for its
 // share of C's columns (thread t of nt). Call it from every thread of a parallel region: the

@@ -5,20 +5,15 @@
 #include <memory>
 
 #include "backend/cpu/conv/gemm_util.hpp"
+#include "conv/solver_specs.hpp"
 
 namespace anydnn::cpu {
 
 namespace {
 
-class GemmWrw1x1 final : public ConvSolver {
+class GemmWrw1x1 final : public GemmWrw1x1Spec {
  public:
-  std::string_view name() const override { return "GemmWrw1x1_stride1"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return gemm_1x1_support(p);
-  }
+  GemmWrw1x1() : GemmWrw1x1Spec(kCblas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return staging_floats(p) * sizeof(float);
   }

@@ -10,6 +10,7 @@
 
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/im2col.hpp"
+#include "conv/solver_specs.hpp"
 
 namespace anydnn::cpu {
 
@@ -53,15 +54,9 @@ void gemm_wrw(const ConvProblem& p, const Plan& plan, const FloatTensors& f, flo
   }
 }
 
-class GemmWrwUniversal final : public ConvSolver {
+class GemmWrwUniversal final : public GemmWrwUniversalSpec {
  public:
-  std::string_view name() const override { return "GemmWrwUniversal"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return gemm_problem_support(p);
-  }
+  GemmWrwUniversal() : GemmWrwUniversalSpec(kCblas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return Plan(p).workspace_bytes();
   }

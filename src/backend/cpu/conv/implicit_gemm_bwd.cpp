@@ -109,7 +109,7 @@ class ImplicitGemmBwd final : public ConvSolver {
   Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
     ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
-    return gemm_problem_support(p);
+    return gemm_problem_support(p, kCblas);
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return BwdPlan(ctx, p).workspace_bytes();

@@ -45,7 +45,7 @@ class ImplicitGemmChannelFwd final : public ConvSolver {
   Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
     ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
-    return gemm_problem_support(p);
+    return gemm_problem_support(p, kCblas);
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return ChannelPlan(ctx, p).workspace_bytes();

@@ -44,7 +44,7 @@ class ImplicitGemmShiftedFwd final : public ConvSolver {
     ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
     ANYDNN_REJECT_IF(p.spatial_dims() != 2, "2-D only");
-    return gemm_problem_support(p);
+    return gemm_problem_support(p, kCblas);
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return ShiftedPlan(ctx, p).workspace_bytes();

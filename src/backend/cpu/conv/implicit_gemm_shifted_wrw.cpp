@@ -112,7 +112,7 @@ class ImplicitGemmShiftedWrw final : public ConvSolver {
                      "not a backward-weights problem");
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
     ANYDNN_REJECT_IF(p.spatial_dims() != 2, "2-D only");
-    return gemm_problem_support(p);
+    return gemm_problem_support(p, kCblas);
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return WrwPlan(ctx, p).workspace_bytes();

@@ -76,7 +76,7 @@ class ImplicitGemmWrw final : public ConvSolver {
     ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
                      "not a backward-weights problem");
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
-    return gemm_problem_support(p);
+    return gemm_problem_support(p, kCblas);
   }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return WrwGemmPlan(ctx, p).workspace_bytes();

@@ -69,7 +69,7 @@ Applicability winograd_f4x3_support(const ConvProblem& p) {
   const double y =
       static_cast<double>(p.batch()) * p.out_channels() * p.out_size()[1] * p.out_size()[2];
   ANYDNN_REJECT_IF(x > 2.0e9 || y > 2.0e9, "tensor offsets exceed 32 bits");
-  return gemm_problem_support(p);
+  return gemm_problem_support(p, kCblas);
 }
 
 size_t winograd_f4x3_workspace(const ExecutionContext& ctx, const ConvProblem& p) {

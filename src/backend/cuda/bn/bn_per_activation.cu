@@ -7,35 +7,13 @@
 #include <algorithm>
 
 #include "backend/cuda/bn/bn_util.cuh"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cuda {
 
 namespace {
-
-// Packed image, positions in (c, d, h, w) order.
-bool image_packed(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  size_t expect = 1;
-  for (size_t k = l.size(); k-- > 1;) {
-    if (l[k] != 1 && s[k] != expect) return false;
-    expect *= l[k];
-  }
-  return true;
-}
-
-// Packed image, positions in (d, h, w, c) order.
-bool image_channel_last(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  if (l[1] != 1 && s[1] != 1) return false;
-  size_t expect = l[1];
-  for (size_t k = l.size(); k-- > 2;) {
-    if (l[k] != 1 && s[k] != expect) return false;
-    expect *= l[k];
-  }
-  return true;
-}
 
 // q: a position's offset inside an image; its group (parameter index, c*S + s) is q itself for
 // channel-major images and (q % C)*S + q / C for channel-last ones.
@@ -78,20 +56,8 @@ __global__ void __launch_bounds__(bn::kThreads)
   }
 }
 
-class BnPerActivation final : public BnSolver {
+class BnPerActivation final : public BnPerActivationSpec {
  public:
-  std::string_view name() const override { return "BnPerActivation"; }
-  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
-    ANYDNN_REJECT_IF(p.spatial(), "spatial mode");
-    const bool bwd = p.direction() == BnDirection::Backward;
-    const bool major = image_packed(p.x()) && image_packed(p.y()) && (!bwd || image_packed(p.dx()));
-    const bool last = image_channel_last(p.x()) && image_channel_last(p.y()) &&
-                      (!bwd || image_channel_last(p.dx()));
-    ANYDNN_REJECT_IF(
-        !major && !last,
-        "an image is not packed as C, D, H, W or D, H, W, C (NCHW, NCDHW, NHWC, NDHWC)");
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     const cudaStream_t stream = backend_of(ctx).cuda_stream();
     const bn::GroupArgs a = bn::group_args(p, b);
@@ -116,8 +82,13 @@ class BnPerActivation final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_per_activation() {
-  return std::make_unique<BnPerActivation>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_per_activation<BackendKind::Cuda>() {
+  return std::make_unique<cuda::BnPerActivation>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

@@ -8,6 +8,9 @@
 #include <algorithm>
 
 #include "backend/cuda/bn/bn_util.cuh"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cuda {
 
@@ -24,21 +27,6 @@ constexpr int kTileR = 8;   // rows per block step (warps)
 struct Rows {
   long long xn, xp, yn, yp, dxn, dxp;
 };
-
-// Pixel stride when the spatial dimensions are packed around contiguous channels; 0 if not.
-size_t pixel_stride(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  if (s[1] != 1 && l[1] != 1) return 0;
-  size_t expect = 0;
-  for (size_t k = l.size(); k-- > 2;) {
-    if (expect == 0) expect = s[k];
-    if (l[k] != 1 && s[k] != expect) return 0;
-    expect *= l[k];
-  }
-  const size_t ps = s[l.size() - 1];
-  return ps >= l[1] ? ps : 0;
-}
 
 // Block (kTileC, kTileR); item = channel tile * rb + row block.
 template <class T, class I>
@@ -189,14 +177,11 @@ void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers&
   }
 }
 
-class BnSpatialChannelLast final : public BnSolver {
+class BnSpatialChannelLast final : public BnSpatialChannelLastSpec {
  public:
-  std::string_view name() const override { return "BnSpatialChannelLast"; }
-  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
-    ANYDNN_REJECT_IF(!p.spatial(), "per-activation mode");
-    ANYDNN_REJECT_IF(pixel_stride(p.x()) == 0 || pixel_stride(p.y()) == 0 ||
-                         (p.direction() == BnDirection::Backward && pixel_stride(p.dx()) == 0),
-                     "channels are not contiguous within packed pixels (not NHWC / NDHWC)");
+  // The kernels index channels with int.
+  Applicability applicable(const ExecutionContext& ctx, const BnProblem& p) const override {
+    if (Applicability a = BnSpatialChannelLastSpec::applicable(ctx, p); !a) return a;
     ANYDNN_REJECT_IF(p.channels() >= (size_t{1} << 31), "more than 2^31 channels");
     return Applicability::yes();
   }
@@ -215,8 +200,13 @@ class BnSpatialChannelLast final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_spatial_channel_last() {
-  return std::make_unique<BnSpatialChannelLast>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_spatial_channel_last<BackendKind::Cuda>() {
+  return std::make_unique<cuda::BnSpatialChannelLast>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

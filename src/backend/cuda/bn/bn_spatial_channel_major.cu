@@ -17,6 +17,9 @@
 #include <cstdint>
 
 #include "backend/cuda/bn/bn_util.cuh"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cuda {
 
@@ -226,17 +229,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-bool spatial_contiguous(const TensorDescriptor& t) {
-  const auto& l = t.lens();
-  const auto& s = t.strides();
-  size_t expect = 1;
-  for (size_t k = l.size(); k-- > 2;) {
-    if (l[k] != 1 && s[k] != expect) return false;
-    expect *= l[k];
-  }
-  return true;
-}
-
 bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
@@ -313,16 +305,8 @@ void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers&
   }
 }
 
-class BnSpatialChannelMajor final : public BnSolver {
+class BnSpatialChannelMajor final : public BnSpatialChannelMajorSpec {
  public:
-  std::string_view name() const override { return "BnSpatialChannelMajor"; }
-  Applicability applicable(const ExecutionContext&, const BnProblem& p) const override {
-    ANYDNN_REJECT_IF(!p.spatial(), "per-activation mode");
-    ANYDNN_REJECT_IF(!spatial_contiguous(p.x()) || !spatial_contiguous(p.y()) ||
-                         (p.direction() == BnDirection::Backward && !spatial_contiguous(p.dx())),
-                     "spatial dimensions are not contiguous (not NCHW / NCDHW)");
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     dispatch_float_type(p.data_type(), [&](auto tag) { run_typed<decltype(tag)>(ctx, p, b); });
   }
@@ -330,8 +314,13 @@ class BnSpatialChannelMajor final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_spatial_channel_major() {
-  return std::make_unique<BnSpatialChannelMajor>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_spatial_channel_major<BackendKind::Cuda>() {
+  return std::make_unique<cuda::BnSpatialChannelMajor>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

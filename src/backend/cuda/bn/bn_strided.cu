@@ -5,6 +5,9 @@
 // Every element is addressed from its (n, c, d, h, w) index and the tensor's own strides, so
 // any layout works; parallelism is only one block per group, which is the price of simplicity.
 #include "backend/cuda/bn/bn_util.cuh"
+#include "bn/bn_layout.hpp"
+#include "bn/bn_registry.hpp"
+#include "bn/bn_solver_specs.hpp"
 
 namespace anydnn::cuda {
 
@@ -75,13 +78,8 @@ __global__ void __launch_bounds__(bn::kThreads)
   }
 }
 
-class BnStrided final : public BnSolver {
+class BnStrided final : public BnStridedSpec {
  public:
-  std::string_view name() const override { return "BnStrided"; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const BnProblem&) const override {
-    return Applicability::yes();
-  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     const cudaStream_t stream = backend_of(ctx).cuda_stream();
     const bn::GroupArgs a = bn::group_args(p, b);
@@ -109,8 +107,13 @@ class BnStrided final : public BnSolver {
 
 }  // namespace
 
-std::unique_ptr<BnSolver> make_bn_strided() {
-  return std::make_unique<BnStrided>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<BnSolver> make_bn_strided<BackendKind::Cuda>() {
+  return std::make_unique<cuda::BnStrided>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

@@ -6,6 +6,8 @@
 #include "backend/cuda/conv/conv_geom.cuh"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
+#include "conv/conv_fallbacks.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
@@ -50,15 +52,8 @@ __global__ void naive_bwd_kernel(ConvGeom g, T* dx, const T* w, const T* dy) {
   }
 }
 
-class ConvDirectNaiveBwd final : public ConvSolver {
+class ConvDirectNaiveBwd final : public ConvDirectNaiveBwdSpec {
  public:
-  std::string_view name() const override { return "ConvDirectNaiveConvBwd"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
-    return Applicability::yes();
-  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const ConvGeom g = conv_geom(p);
@@ -77,8 +72,13 @@ class ConvDirectNaiveBwd final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd() {
-  return std::make_unique<ConvDirectNaiveBwd>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<ConvSolver> make_conv_direct_naive_bwd<BackendKind::Cuda>() {
+  return std::make_unique<cuda::ConvDirectNaiveBwd>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

@@ -9,6 +9,8 @@
 #include "backend/cuda/conv/conv_geom.cuh"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
+#include "conv/conv_fallbacks.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
@@ -80,15 +82,8 @@ void launch(const ConvGeom& g, const ConvBuffers& b, cudaStream_t stream) {
   ANYDNN_CUDA_LAUNCHED("ConvDirectNaiveConvFwd");
 }
 
-class ConvDirectNaiveFwd final : public ConvSolver {
+class ConvDirectNaiveFwd final : public ConvDirectNaiveFwdSpec {
  public:
-  std::string_view name() const override { return "ConvDirectNaiveConvFwd"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    return Applicability::yes();
-  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const ConvGeom g = conv_geom(p);
@@ -113,8 +108,13 @@ class ConvDirectNaiveFwd final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd() {
-  return std::make_unique<ConvDirectNaiveFwd>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<ConvSolver> make_conv_direct_naive_fwd<BackendKind::Cuda>() {
+  return std::make_unique<cuda::ConvDirectNaiveFwd>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

@@ -7,6 +7,8 @@
 #include "backend/cuda/conv/conv_geom.cuh"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
+#include "conv/conv_fallbacks.hpp"
+#include "conv/solver_specs.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
@@ -55,16 +57,8 @@ __global__ void naive_wrw_kernel(ConvGeom g, const T* x, T* dw, const T* dy) {
   }
 }
 
-class ConvDirectNaiveWrw final : public ConvSolver {
+class ConvDirectNaiveWrw final : public ConvDirectNaiveWrwSpec {
  public:
-  std::string_view name() const override { return "ConvDirectNaiveConvWrw"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoDirect; }
-  bool fallback_only() const override { return true; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return Applicability::yes();
-  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const ConvGeom g = conv_geom(p);
@@ -84,8 +78,13 @@ class ConvDirectNaiveWrw final : public ConvSolver {
 
 }  // namespace
 
-std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw() {
-  return std::make_unique<ConvDirectNaiveWrw>();
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+
+template <>
+std::unique_ptr<ConvSolver> make_conv_direct_naive_wrw<BackendKind::Cuda>() {
+  return std::make_unique<cuda::ConvDirectNaiveWrw>();
 }
 
-}  // namespace anydnn::cuda
+}  // namespace anydnn

@@ -5,20 +5,16 @@
 
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "conv/solver_specs.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cuda {
 
 namespace {
 
-class GemmBwd1x1 final : public ConvSolver {
+class GemmBwd1x1 final : public GemmBwd1x1Spec {
  public:
-  std::string_view name() const override { return "GemmBwd1x1_stride1"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
-    return gemm_1x1_support(p);
-  }
+  GemmBwd1x1() : GemmBwd1x1Spec(kCublas) {}
   // Per group: one GEMM batched over the images.
   double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const GemmShape s(p);

@@ -8,20 +8,16 @@
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/conv/im2col.cuh"
 #include "backend/cuda/cuda_backend.hpp"
+#include "conv/solver_specs.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cuda {
 
 namespace {
 
-class GemmBwdRest final : public ConvSolver {
+class GemmBwdRest final : public GemmBwdRestSpec {
  public:
-  std::string_view name() const override { return "GemmBwdRest"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardData, "not a backward-data problem");
-    return gemm_problem_support(p);
-  }
+  GemmBwdRest() : GemmBwdRestSpec(kCublas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     const GemmShape s(p);
     return s.groups * s.rows * s.pixels * sizeof(float);

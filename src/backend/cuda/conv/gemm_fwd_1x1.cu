@@ -5,20 +5,16 @@
 
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "conv/solver_specs.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cuda {
 
 namespace {
 
-class GemmFwd1x1 final : public ConvSolver {
+class GemmFwd1x1 final : public GemmFwd1x1Spec {
  public:
-  std::string_view name() const override { return "GemmFwd1x1_0_1"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    return gemm_1x1_support(p);
-  }
+  GemmFwd1x1() : GemmFwd1x1Spec(kCublas) {}
   // Per group: one GEMM batched over the images.
   double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const GemmShape s(p);

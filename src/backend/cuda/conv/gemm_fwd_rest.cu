@@ -8,6 +8,7 @@
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/conv/im2col.cuh"
 #include "backend/cuda/cuda_backend.hpp"
+#include "conv/solver_specs.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cuda {
@@ -19,14 +20,9 @@ size_t column_bytes(const ConvProblem& p) {
   return s.groups * s.rows * s.pixels * data_type_size(p.data_type());
 }
 
-class GemmFwdRest final : public ConvSolver {
+class GemmFwdRest final : public GemmFwdRestSpec {
  public:
-  std::string_view name() const override { return "GemmFwdRest"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::Forward, "not a forward problem");
-    return gemm_problem_support(p);
-  }
+  GemmFwdRest() : GemmFwdRestSpec(kCublas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return column_bytes(p);
   }

@@ -1,6 +1,6 @@
-// Helpers shared by the CUDA GEMM solvers: which problems they take, the GEMM shapes, a
-// row-major strided-batched GEMM on cuBLAS (fp32 compute, default math: no TF32) and fp32 ->
-// storage-type conversion. The column-matrix kernels are in im2col.hpp.
+// Helpers shared by the CUDA GEMM solvers (the shapes and support checks are backend-agnostic,
+// in conv/gemm_shape.hpp): a row-major strided-batched GEMM on cuBLAS (fp32 compute, default
+// math: no TF32) and fp32 -> storage-type conversion. The column-matrix kernels are in im2col.hpp.
 #pragma once
 
 #include <cublas_v2.h>
@@ -9,24 +9,11 @@
 #include <cstddef>
 
 #include "backend/cuda/conv/cost_model.hpp"
+#include "conv/gemm_shape.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
-
-// The GEMM solvers' common requirements: packed NCHW / NCDHW tensors of a float type and GEMM
-// dimensions that fit cuBLAS's int arguments.
-Applicability gemm_problem_support(const ConvProblem& p);
-
-// A 1x1 convolution with unit stride and no padding is a plain GEMM per image and group.
-Applicability gemm_1x1_support(const ConvProblem& p);
-
-// Per group: rows = C/G * filter taps of the column matrix, k/c per group, output pixels per
-// image; and element counts of one image of x and y.
-struct GemmShape {
-  size_t groups, c_per_group, k_per_group, taps, rows, pixels, x_image, y_image;
-  explicit GemmShape(const ConvProblem& p);
-};
 
 // One operand of a row-major GEMM: its storage type, row stride and batch stride (elements).
 struct GemmOperand {

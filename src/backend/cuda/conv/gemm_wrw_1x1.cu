@@ -7,21 +7,16 @@
 
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "conv/solver_specs.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cuda {
 
 namespace {
 
-class GemmWrw1x1 final : public ConvSolver {
+class GemmWrw1x1 final : public GemmWrw1x1Spec {
  public:
-  std::string_view name() const override { return "GemmWrw1x1_stride1"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return gemm_1x1_support(p);
-  }
+  GemmWrw1x1() : GemmWrw1x1Spec(kCublas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     const GemmShape s(p);
     return p.data_type() == miopenFloat ? 0 : p.out_channels() * s.c_per_group * sizeof(float);

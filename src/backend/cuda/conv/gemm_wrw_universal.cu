@@ -9,6 +9,7 @@
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/conv/im2col.cuh"
 #include "backend/cuda/cuda_backend.hpp"
+#include "conv/solver_specs.hpp"
 #include "core/data_type.hpp"
 
 namespace anydnn::cuda {
@@ -27,15 +28,9 @@ struct Layout {
   size_t total() const { return accumulator_bytes + column_bytes; }
 };
 
-class GemmWrwUniversal final : public ConvSolver {
+class GemmWrwUniversal final : public GemmWrwUniversalSpec {
  public:
-  std::string_view name() const override { return "GemmWrwUniversal"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoGEMM; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return gemm_problem_support(p);
-  }
+  GemmWrwUniversal() : GemmWrwUniversalSpec(kCublas) {}
   size_t workspace_size(const ExecutionContext&, const ConvProblem& p) const override {
     return Layout(p).total();
   }

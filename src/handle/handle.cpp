@@ -1,4 +1,5 @@
-#include "core/handle.hpp"
+// The library handle (handle.hpp): picks and creates the backend, opens the find-db.
+#include "handle/handle.hpp"
 
 namespace anydnn {
 

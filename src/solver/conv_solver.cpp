@@ -1,34 +1,14 @@
-#include "solver/conv_registry.hpp"
-
-#include <set>
-#include <string>
-
-#include "core/errors.hpp"
+// Family-wide helpers of the convolution solver contract (conv_solver.hpp).
+#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 
-ConvSolverRegistry::ConvSolverRegistry(std::vector<ConvSolverEntry> entries)
-    : entries_(std::move(entries)) {
-  std::set<uint64_t> ids;
-  std::set<std::string> names;
-  for (const auto& e : entries_) {
-    ANYDNN_CHECK(e.id != 0 && ids.insert(e.id).second, miopenStatusInternalError,
-                 "solver id " << e.id << " is invalid or used twice");
-    ANYDNN_CHECK(names.insert(std::string(e.solver->name())).second, miopenStatusInternalError,
-                 "solver name " << e.solver->name() << " is used twice");
-  }
-}
-
-const ConvSolverEntry* ConvSolverRegistry::find(uint64_t id) const {
-  for (const auto& e : entries_)
-    if (e.id == id) return &e;
-  return nullptr;
-}
-
-const ConvSolverEntry* ConvSolverRegistry::find(std::string_view name) const {
-  for (const auto& e : entries_)
-    if (e.solver->name() == name) return &e;
-  return nullptr;
+Applicability direction_is(const ConvProblem& p, ConvDirection dir) {
+  ANYDNN_REJECT_IF(p.direction() != dir, dir == ConvDirection::Forward ? "not a forward problem"
+                                         : dir == ConvDirection::BackwardData
+                                             ? "not a backward-data problem"
+                                             : "not a backward-weights problem");
+  return Applicability::yes();
 }
 
 const char* algorithm_name(miopenConvAlgorithm_t algo, ConvDirection dir) {

@@ -1,6 +1,7 @@
 // The library handle (miopenHandle_t). It owns everything with a lifetime longer than one call:
 // the configuration (environment read once), the backend and its stream, profiling state, the
-// invoker cache that connects Find to the legacy Convolution* calls, and the find-db.
+// invoker cache that connects Find to the legacy Convolution* calls, and the find-db. It sits
+// above backend/, db/ and solver/ (it owns one of each), so core/ below them stays free of them.
 #pragma once
 
 #include <memory>

@@ -1,0 +1,42 @@
+// The batch-normalization solvers in priority order: the first applicable one runs. One list for
+// every backend (each has the same solvers, with the same ids and names); each solver's factory
+// is specialised by the backend's file (backend/cpu/bn/<name>.cpp, backend/cuda/bn/<name>.cu).
+// Adding a solver = its spec (bn_solver_specs.hpp) and kernels, one factory line and one list
+// line here with a new id. Ids are stable: never renumber or reuse one.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/config.hpp"
+#include "solver/bn_solver.hpp"
+
+namespace anydnn {
+
+// Declares factory `f` for every backend: the primary template is never defined, each backend
+// defines its specialisation.
+#define ANYDNN_BN_SOLVER_FACTORY(f)                \
+  template <BackendKind K>                         \
+  std::unique_ptr<BnSolver> f();                   \
+  template <>                                      \
+  std::unique_ptr<BnSolver> f<BackendKind::Cpu>(); \
+  template <>                                      \
+  std::unique_ptr<BnSolver> f<BackendKind::Cuda>()
+
+ANYDNN_BN_SOLVER_FACTORY(make_bn_spatial_channel_major);
+ANYDNN_BN_SOLVER_FACTORY(make_bn_spatial_channel_last);
+ANYDNN_BN_SOLVER_FACTORY(make_bn_per_activation);
+ANYDNN_BN_SOLVER_FACTORY(make_bn_strided);
+
+template <BackendKind K>
+BnSolverRegistry make_bn_registry() {
+  std::vector<BnSolverEntry> list;
+  list.push_back({1, make_bn_spatial_channel_major<K>()});
+  list.push_back({2, make_bn_spatial_channel_last<K>()});
+  list.push_back({3, make_bn_per_activation<K>()});
+  list.push_back({4, make_bn_strided<K>()});
+  return BnSolverRegistry(std::move(list));
+}
+
+}  // namespace anydnn
