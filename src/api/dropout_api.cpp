@@ -6,6 +6,7 @@
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "dropout/dropout_ops.hpp"
+#include "dropout/dropout_state.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
@@ -28,8 +29,8 @@ miopenStatus_t assign(const char* fn, miopenDropoutDescriptor_t desc, miopenHand
     ANYDNN_CHECK_BADPARM(r == MIOPEN_RNG_PSEUDO_XORWOW,
                          "rng_mode " << r << " is not a miopenRNGType_t");
     DropoutDescriptor n;
-    n.assign(dropout, states, bytes, seed, use_mask, state_evo, MIOPEN_RNG_PSEUDO_XORWOW,
-             initialise, h.backend());
+    set_dropout_descriptor(n, dropout, states, bytes, seed, use_mask, state_evo,
+                           MIOPEN_RNG_PSEUDO_XORWOW, initialise, h.backend());
     d = n;
   });
 }

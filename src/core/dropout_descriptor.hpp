@@ -14,7 +14,8 @@
 
 namespace anydnn {
 
-class Backend;
+// Marks a states buffer that holds a DropoutState ("ANDROP01").
+inline constexpr uint64_t kDropoutStateMagic = 0x414e44524f503031ull;
 
 struct DropoutState {
   uint64_t magic;
@@ -33,14 +34,8 @@ struct DropoutDescriptor {
 
   // Bytes of generator state a handle needs (what miopenDropoutGetStatesSize returns).
   static size_t states_size();
-  // Validates and stores; `initialise` writes a fresh state {seed, 0} into the buffer
-  // (Set), otherwise the buffer must already hold one (Restore). The buffer is reached only
-  // through `backend`: device memory on CUDA as in MIOpen, or host memory (the driver's).
-  void assign(float p, void* st, size_t bytes, unsigned long long s, bool mask, bool evo,
-              miopenRNGType_t r, bool initialise, Backend& backend);
-  // The generator state in the states buffer, and its counter advanced by one.
-  DropoutState read_state(Backend& backend) const;
-  void advance_counter(Backend& backend, const DropoutState& current) const;
+  // Setting it from the API and reading / advancing the generator state in the states buffer
+  // need the backend's copies: src/dropout/dropout_state.hpp (core/ stays below backend/).
   // Keep decision for element i of the call with generator counter c.
   static bool keep(uint64_t seed, uint64_t counter, uint64_t i, float dropout);
 };

@@ -1,4 +1,5 @@
 #include "dropout/dropout_ops.hpp"
+#include "dropout/dropout_state.hpp"
 
 #include "backend/backend.hpp"
 #include "core/errors.hpp"
@@ -24,7 +25,7 @@ void dropout_run(Handle& h, const DropoutDescriptor& d, const TensorDescriptor* 
   // backward always applies the reserve's mask. The state lives in the backend's memory.
   Backend& be = h.backend();
   const bool generate = forward && !d.use_mask;
-  const DropoutState st = generate ? d.read_state(be) : DropoutState{};
+  const DropoutState st = generate ? read_dropout_state(d, be) : DropoutState{};
   // Both tensors packed in logical order (element i at offset i): no index arithmetic.
   size_t expect = 1;
   bool logical = true;
@@ -44,7 +45,7 @@ void dropout_run(Handle& h, const DropoutDescriptor& d, const TensorDescriptor* 
                        .scale = 1.0f / (1.0f - d.dropout),
                        .linear = logical && i.strides() == o.strides()};
   h.record_kernel_time(be.run_timed([&] { be.dropout_kernels().apply(a); }));
-  if (generate && d.state_evo) d.advance_counter(be, st);
+  if (generate && d.state_evo) advance_dropout_counter(d, be, st);
 }
 
 }  // namespace anydnn

@@ -6,6 +6,7 @@
 #include "backend/backend.hpp"
 #include "core/errors.hpp"
 #include "dropout/dropout_kernels.hpp"
+#include "dropout/dropout_state.hpp"
 #include "rnn/rnn_kernels.hpp"
 #include "rnn/rnn_passes.hpp"
 
@@ -31,10 +32,10 @@ void attach_forward_space(const RnnProblem& p, bool training, void* workspace, v
   if (s.dropout_between_layers()) {
     const DropoutDescriptor& dd = set_dropout(p);
     b.dropout = training ? dd.dropout : 0.0f;  // inference: no dropout
-    const DropoutState st = dd.read_state(backend);
+    const DropoutState st = read_dropout_state(dd, backend);
     b.dropout_seed = st.seed;
     b.dropout_counter = st.counter;
-    if (training && dd.state_evo) dd.advance_counter(backend, st);
+    if (training && dd.state_evo) advance_dropout_counter(dd, backend, st);
   }
 }
 
