@@ -9,7 +9,27 @@ H100 = dict(sms=132, fp32=66.9e12, t16=1070e12, tf32=535e12, bw=3352e9)
 C = dict(mem_eff=0.80, fp32_eff=0.78, tensor_eff=0.21, launch=0.004, cutlass_eff=0.90,
          im2col=2.31, col2im=1.95, stage=1.36, direct_patch=119.0, direct_tap=51.0,
          tc_fwd=0.595, tc_bwd=0.72, tc_wrw=0.425, gemm_loop=0.0028, tile_pow_fp32=0.21,
-         tile_pow_t16=1.65, direct_block=546.0)
+         tile_pow_t16=1.65, direct_block=546.0, col_slope=0.003, col_knee=8.0, tc_bwd_s1=0.72 * 1.06)
+# calibrated_ms's table: (solver, math 0 fp32 / 1 tf32 / 2 fp16-bf16) -> (factor, fixed ms)
+CAL = {("GemmBwd1x1_stride1", 2): (0.8, 0.0), ("GemmFwdRest", 2): (0.9, 0.0),
+       ("GemmWrwUniversal", 2): (1.1, 0.0), ("ImplicitGemmTensorCoreBwd", 2): (0.8, 0.008),
+       ("ImplicitGemmTensorCoreFwd", 2): (0.9, 0.012), ("GemmBwd1x1_stride1", 1): (0.8, 0.002),
+       ("GemmFwd1x1_0_1", 1): (1.1, 0.012), ("GemmFwdRest", 1): (1.3, 0.0),
+       ("GemmWrw1x1_stride1", 1): (0.8, 0.0), ("GemmWrwUniversal", 1): (1.1, 0.0),
+       ("ImplicitGemmTensorCoreBwdS1", 2): (0.8, 0.008)}
+
+
+def column_ms(c, col_bytes):
+    """column_buffer_ms of cost_model.hpp: one image's column matrix past the knee (MB), where
+    im2col's scattered writes and the GEMM's reads stop hitting L2 (ms per MB)."""
+    return c["col_slope"] * max(0.0, col_bytes / 1e6 - c["col_knee"])
+
+
+def calibrated(solver, p, ms, cal=None):
+    cal = CAL if cal is None else cal
+    m = 0 if p.dtype == "fp32" else 1 if p.dtype == "tf32" else 2
+    f, a = cal.get((solver, m), (1.0, 0.0))
+    return ms * f + a
 
 
 def bytes_ms(r, b, c):
@@ -70,7 +90,11 @@ def math_of(p):
     return "fp32" if p.dtype in ("fp32", "tf32") else "t16"
 
 
-def estimate(solver, d, p, r=H100, c=C):
+def estimate(solver, d, p, r=H100, c=C, cal=None):
+    return calibrated(solver, p, structural(solver, d, p, r, c), cal)
+
+
+def structural(solver, d, p, r=H100, c=C):
     e = p.e
     rows = p.c * p.r * p.s
     pixels = p.oh * p.ow
@@ -78,17 +102,18 @@ def estimate(solver, d, p, r=H100, c=C):
     col = rows * pixels
     mth = math_of(p)
     if solver == "GemmFwdRest":
-        return p.n * (c["im2col"] * memory_ms(r, x_img * e + col * e, c) +
+        return p.n * (c["im2col"] * memory_ms(r, x_img * e + col * e, c) + column_ms(c, col * e) +
                       cublas_ms(r, c, mth, p.k, pixels, rows, 1, e, e) + c["gemm_loop"])
     if solver == "GemmFwd1x1_0_1":
         return cublas_ms(r, c, mth, p.k, pixels, p.c, p.n, e, e)
     if solver == "GemmBwdRest":
         return p.n * (cublas_ms(r, c, mth, rows, pixels, p.k, 1, e, 4) +
-                      c["col2im"] * memory_ms(r, col * 4 + x_img * e, c) + c["gemm_loop"])
+                      c["col2im"] * memory_ms(r, col * 4 + x_img * e, c) + column_ms(c, col * 4) +
+                      c["gemm_loop"])
     if solver == "GemmBwd1x1_stride1":
         return cublas_ms(r, c, mth, p.c, pixels, p.k, p.n, e, e)
     if solver == "GemmWrwUniversal":
-        t = p.n * (c["im2col"] * memory_ms(r, x_img * e + col * e, c) +
+        t = p.n * (c["im2col"] * memory_ms(r, x_img * e + col * e, c) + column_ms(c, col * e) +
                    cublas_ms(r, c, mth, p.k, rows, pixels, 1, e, 8) + c["gemm_loop"])
         return t + (0 if e == 4 else memory_ms(r, p.k * rows * (4 + e), c))
     if solver == "GemmWrw1x1_stride1":
@@ -113,19 +138,23 @@ def estimate(solver, d, p, r=H100, c=C):
         ms = 0.0
         # staging: NCHW operands transposed (read + write), padded channels
         st = c["stage"]
+        # the filter needs no copy when it is 1x1 with aligned channels (KC11 is already KRSC)
+        w_stage = 0.0 if (p.r * p.s == 1 and cp == p.c and kp == p.k) else \
+            st * memory_ms(r, e * (p.k * rows + kp * p.r * p.s * cp), c)
         if d == "fwd":
             ms += st * memory_ms(r, e * (p.n * pixels * 0 + x_img * p.n + p.n * p.h * p.w * cp), c)
-            ms += st * memory_ms(r, e * (p.k * rows + kp * p.r * p.s * cp), c)
+            ms += w_stage
             ms += st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
             kk = p.r * p.s * math.ceil(cp / tk) * tk
             ms += cutlass_ms(r, c, mth, p.n * pixels, kp, kk, 128, 128, 2, 1, c["tc_fwd"])
         elif d == "bwdd":
             ms += st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
-            ms += st * memory_ms(r, e * (p.k * rows + kp * p.r * p.s * cp), c)
+            ms += w_stage
             ms += st * memory_ms(r, e * (x_img * p.n + p.n * p.h * p.w * cp), c)
+            eff = c["tc_bwd_s1"] if solver.endswith("S1") else c["tc_bwd"]
             taps = math.ceil(p.r / p.st) * math.ceil(p.s / p.st)
             kk = taps * math.ceil(kp / tk) * tk
-            ms += cutlass_ms(r, c, mth, p.n * p.h * p.w, cp, kk, 128, 128, 2, 1, c["tc_bwd"])
+            ms += cutlass_ms(r, c, mth, p.n * p.h * p.w, cp, kk, 128, 128, 2, 1, eff)
             ms += (p.st * p.st - 1) * c["launch"]
         else:
             ms += st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
@@ -135,6 +164,6 @@ def estimate(solver, d, p, r=H100, c=C):
             slices = max(1, min(math.ceil(2 * r["sms"] / ctas), 64, k // (2 * tk)))
             ms += cutlass_ms(r, c, mth, m, n, k, 128, 128, 2, slices, c["tc_wrw"])
             ms += memory_ms(r, m * n * (4 * slices + e), c)
-            ms += st * memory_ms(r, e * (p.k * rows + kp * p.r * p.s * cp), c)
+            ms += w_stage
         return ms
     return -1.0

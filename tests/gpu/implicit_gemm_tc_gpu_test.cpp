@@ -1,15 +1,16 @@
-// The CUTLASS tensor-core solvers (ImplicitGemmTensorCore{Fwd,Bwd,Wrw}) on problems they accept:
-// NHWC and NCHW (transposed through the workspace), channel counts that are not multiples of
-// the access width (zero-padded in the workspace), fp16, bf16 and fp32 through TF32, 1x1, 3x3
-// and 7x7 filters, strides 1 and 2, backward weights with several split-K slices. Each solver
-// runs alone on device buffers with a NaN-poisoned output and workspace, is checked against the
-// double reference, and must give the same bits when run again. The shared solver test
+// The CUTLASS tensor-core solvers (ImplicitGemmTensorCore{Fwd,Bwd,BwdS1,Wrw}) on problems
+// they accept: NHWC and NCHW (transposed through the workspace), channel counts that are not
+// multiples of the access width (zero-padded in the workspace), fp16, bf16 and fp32 through TF32,
+// 1x1, 3x3 and 7x7 filters, strides 1 and 2, backward weights with several split-K slices. Each
+// solver runs alone on device buffers with a NaN-poisoned output and workspace, is checked against
+// the double reference, and must give the same bits when run again. The shared solver test
 // (conv_solvers_gpu_test.cpp) covers the problem list as well.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
@@ -37,11 +38,18 @@ using driver::HostTensor;
 // leaves room for that and is still ~500x below what one misplaced element would cost.
 constexpr double kTf32Tolerance = 2e-3;
 
-const char* const kSolver[] = {"ImplicitGemmTensorCoreFwd", "ImplicitGemmTensorCoreBwd",
-                               "ImplicitGemmTensorCoreWrw"};
+// The tensor-core solvers of a direction, in registry order. Backward data has two kernels:
+// the unit-stride one (stride-1 problems only, registered first) and the strided one (any
+// stride); each runs alone on every problem it accepts.
+std::vector<std::string> solvers_of(ConvDirection d) {
+  if (d == ConvDirection::Forward) return {"ImplicitGemmTensorCoreFwd"};
+  if (d == ConvDirection::BackwardData)
+    return {"ImplicitGemmTensorCoreBwdS1", "ImplicitGemmTensorCoreBwd"};
+  return {"ImplicitGemmTensorCoreWrw"};
+}
 
-int index_of(ConvDirection d) {
-  return d == ConvDirection::Forward ? 0 : d == ConvDirection::BackwardData ? 1 : 2;
+bool unit_stride(const ConvProblem& p) {
+  return p.strides()[1] == 1 && p.strides()[2] == 1;
 }
 
 double tolerance(const ConvProblem& p) {
@@ -54,6 +62,48 @@ Config tf32_config(bool allow) {
   Config cfg;
   cfg.conv_allow_tf32 = allow;
   return cfg;
+}
+
+// Runs `solver` alone on random inputs with a poisoned output and workspace: checked against the
+// double reference, then run again for the same bits.
+void run_and_check(const ExecutionContext& ctx, const ConvSpec& spec, const ConvProblem& p,
+                   const ConvSolver& solver, std::mt19937& rng) {
+  const ConvDirection dir = p.direction();
+  HostTensor x = test::host_tensor(p.x()), w = test::host_tensor(p.w()),
+             y = test::host_tensor(p.y());
+  HostTensor* out = dir == ConvDirection::Forward        ? &y
+                    : dir == ConvDirection::BackwardData ? &x
+                                                         : &w;
+  for (HostTensor* t : {&x, &w, &y})
+    if (t != out) test::fill_random(*t, rng);
+  const auto expected = test::conv_reference(p, test::conv_params(spec), x, w, y);
+
+  test::DeviceTensor dx(x), dw(w), dy(y);
+  test::DeviceTensor* dout = out == &x ? &dx : out == &w ? &dw : &dy;
+  ASSERT_NE(dx.data(), nullptr);
+  ASSERT_NE(dw.data(), nullptr);
+  ASSERT_NE(dy.data(), nullptr);
+  dout->poison();
+  const size_t ws_size = solver.workspace_size(ctx, p);
+  test::DeviceTensor ws(ws_size);
+  ws.poison();  // the solver must not read workspace it did not write
+  solver.make_invoker(ctx, p)(
+      ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
+  ASSERT_CUDA_OK(cudaGetLastError());
+  dout->download(*out);
+  ASSERT_CUDA_OK(cudaGetLastError());
+  const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
+  EXPECT_LE(err, tolerance(p)) << solver.name();
+
+  // Deterministic (split-K included): a second run on a re-poisoned output, same bits.
+  HostTensor again = *out;
+  dout->poison();
+  solver.make_invoker(ctx, p)(
+      ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
+  ASSERT_CUDA_OK(cudaGetLastError());
+  dout->download(again);
+  ASSERT_CUDA_OK(cudaGetLastError());
+  EXPECT_TRUE(again.bytes == out->bytes) << solver.name() << " is not deterministic";
 }
 
 class ImplicitGemmTc : public ::testing::TestWithParam<std::string> {};
@@ -75,53 +125,30 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
     if (spec.forw != 0 && (spec.forw & static_cast<int>(dir)) == 0) continue;
     const ConvProblem p(dir, b.x, b.w, b.conv, b.y);
     SCOPED_TRACE(p.key() + " " + direction_name(dir));
-    const auto* entry = backend->conv_solvers().find(kSolver[index_of(dir)]);
-    ASSERT_NE(entry, nullptr);
-    const ConvSolver& solver = *entry->solver;
-    const Applicability a = solver.applicable(ctx, p);
-    ASSERT_TRUE(a) << a.reason;
-    // Registered first in its direction: the first applicable registry entry.
-    for (const auto& e : backend->conv_solvers().entries()) {
-      if (!e.solver->applicable(ctx, p)) continue;
-      EXPECT_EQ(e.solver->name(), solver.name());
-      break;
+    bool first = true;
+    for (const std::string& name : solvers_of(dir)) {
+      SCOPED_TRACE(name);
+      const auto* entry = backend->conv_solvers().find(name);
+      ASSERT_NE(entry, nullptr);
+      const ConvSolver& solver = *entry->solver;
+      const Applicability a = solver.applicable(ctx, p);
+      if (name == "ImplicitGemmTensorCoreBwdS1" && !unit_stride(p)) {
+        EXPECT_FALSE(a) << "the unit-stride kernel accepted a strided problem";
+        continue;
+      }
+      ASSERT_TRUE(a) << a.reason;
+      // The first of the direction's tensor-core solvers that applies is the first applicable
+      // registry entry.
+      if (first) {
+        for (const auto& e : backend->conv_solvers().entries()) {
+          if (!e.solver->applicable(ctx, p)) continue;
+          EXPECT_EQ(e.solver->name(), solver.name());
+          break;
+        }
+        first = false;
+      }
+      run_and_check(ctx, spec, p, solver, rng);
     }
-
-    HostTensor x = test::host_tensor(p.x()), w = test::host_tensor(p.w()),
-               y = test::host_tensor(p.y());
-    HostTensor* out = dir == ConvDirection::Forward        ? &y
-                      : dir == ConvDirection::BackwardData ? &x
-                                                           : &w;
-    for (HostTensor* t : {&x, &w, &y})
-      if (t != out) test::fill_random(*t, rng);
-    const auto expected = test::conv_reference(p, test::conv_params(spec), x, w, y);
-
-    test::DeviceTensor dx(x), dw(w), dy(y);
-    test::DeviceTensor* dout = out == &x ? &dx : out == &w ? &dw : &dy;
-    ASSERT_NE(dx.data(), nullptr);
-    ASSERT_NE(dw.data(), nullptr);
-    ASSERT_NE(dy.data(), nullptr);
-    dout->poison();
-    const size_t ws_size = solver.workspace_size(ctx, p);
-    test::DeviceTensor ws(ws_size);
-    ws.poison();  // the solver must not read workspace it did not write
-    solver.make_invoker(ctx, p)(
-        ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
-    ASSERT_CUDA_OK(cudaGetLastError());
-    dout->download(*out);
-    ASSERT_CUDA_OK(cudaGetLastError());
-    const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
-    EXPECT_LE(err, tolerance(p)) << solver.name();
-
-    // Deterministic (split-K included): a second run on a re-poisoned output, same bits.
-    HostTensor again = *out;
-    dout->poison();
-    solver.make_invoker(ctx, p)(
-        ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
-    ASSERT_CUDA_OK(cudaGetLastError());
-    dout->download(again);
-    ASSERT_CUDA_OK(cudaGetLastError());
-    EXPECT_TRUE(again.bytes == out->bytes) << solver.name() << " is not deterministic";
   }
 }
 
@@ -200,14 +227,16 @@ TEST(ImplicitGemmTcRejects, Fp32WithoutTf32) {
        {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
     const ConvProblem p =
         problem_of("conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0", dir);
-    const auto* e = backend->conv_solvers().find(kSolver[index_of(dir)]);
-    ASSERT_NE(e, nullptr);
-    const Applicability a = e->solver->applicable(ctx, p);
-    EXPECT_FALSE(a);
-    EXPECT_EQ(a.reason, "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
-    // The same problem is taken once TF32 is allowed.
-    const Config allow = tf32_config(true);
-    EXPECT_TRUE(e->solver->applicable(ExecutionContext{allow, *backend}, p));
+    for (const std::string& name : solvers_of(dir)) {
+      const auto* e = backend->conv_solvers().find(name);
+      ASSERT_NE(e, nullptr);
+      const Applicability a = e->solver->applicable(ctx, p);
+      EXPECT_FALSE(a) << name;
+      EXPECT_EQ(a.reason, "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
+      // The same problem is taken once TF32 is allowed.
+      const Config allow = tf32_config(true);
+      EXPECT_TRUE(e->solver->applicable(ExecutionContext{allow, *backend}, p)) << name;
+    }
   }
 }
 
@@ -218,11 +247,13 @@ TEST(ImplicitGemmTcRejects, WhatCutlassCannotDo) {
   const ExecutionContext ctx{cfg, *backend};
   const auto rejects = [&](const std::string& line, ConvDirection dir, const std::string& why) {
     const ConvProblem p = problem_of(line, dir);
-    const auto* e = backend->conv_solvers().find(kSolver[index_of(dir)]);
-    ASSERT_NE(e, nullptr);
-    const Applicability a = e->solver->applicable(ctx, p);
-    EXPECT_FALSE(a) << line;
-    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
+    for (const std::string& name : solvers_of(dir)) {
+      const auto* e = backend->conv_solvers().find(name);
+      ASSERT_NE(e, nullptr);
+      const Applicability a = e->solver->applicable(ctx, p);
+      EXPECT_FALSE(a) << name << ": " << line;
+      EXPECT_NE(a.reason.find(why), std::string::npos) << name << ": " << line << ": " << a.reason;
+    }
   };
   // Groups.
   rejects("convfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -g 2 -F 1",
@@ -249,12 +280,14 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
     for (const ConvDirection dir :
          {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
       const ConvProblem p = problem_of(line, dir);
-      const auto* e = backend->conv_solvers().find(kSolver[index_of(dir)]);
-      ASSERT_NE(e, nullptr);
-      const Applicability a = e->solver->applicable(ctx, p);
-      EXPECT_TRUE(a) << line << " " << direction_name(dir) << ": " << a.reason;
-      // The padded copies live in the workspace.
-      EXPECT_GT(e->solver->workspace_size(ctx, p), 0u) << line << " " << direction_name(dir);
+      for (const std::string& name : solvers_of(dir)) {
+        const auto* e = backend->conv_solvers().find(name);
+        ASSERT_NE(e, nullptr);
+        const Applicability a = e->solver->applicable(ctx, p);
+        EXPECT_TRUE(a) << name << ": " << line << " " << direction_name(dir) << ": " << a.reason;
+        // The padded copies live in the workspace.
+        EXPECT_GT(e->solver->workspace_size(ctx, p), 0u) << name << ": " << line;
+      }
     }
   }
   // Aligned NHWC forward runs in place: no workspace at all.
@@ -262,7 +295,7 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
       "convfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout NHWC "
       "--out_layout NHWC",
       ConvDirection::Forward);
-  const auto* e = backend->conv_solvers().find(kSolver[0]);
+  const auto* e = backend->conv_solvers().find("ImplicitGemmTensorCoreFwd");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->solver->workspace_size(ctx, p), 0u);
 }
@@ -281,7 +314,7 @@ TEST(ImplicitGemmTcSplitK, WorkspaceIsThePartials) {
       "convfp16 -n 8 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout "
       "NHWC --out_layout NHWC",
       ConvDirection::BackwardWeights);
-  const auto* e = backend->conv_solvers().find(kSolver[2]);
+  const auto* e = backend->conv_solvers().find("ImplicitGemmTensorCoreWrw");
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->solver->applicable(ctx, p));
   // GEMM 64 x 576 (1 x 5 tiles) summing over 8*56*56 = 25088 (k-tile 64): at most 64 slices.

@@ -105,6 +105,7 @@ double calibrated_ms(std::string_view solver, miopenDataType_t type, bool tf32, 
       {"GemmFwdRest", 2, 0.9, 0.0},
       {"GemmWrwUniversal", 2, 1.1, 0.0},
       {"ImplicitGemmTensorCoreBwd", 2, 0.8, 0.008},
+      {"ImplicitGemmTensorCoreBwdS1", 2, 0.8, 0.008},  // the same kernel family, stride 1
       {"ImplicitGemmTensorCoreFwd", 2, 0.9, 0.012},
       {"GemmBwd1x1_stride1", 1, 0.8, 0.002},
       {"GemmFwd1x1_0_1", 1, 1.1, 0.012},

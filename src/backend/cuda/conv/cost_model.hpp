@@ -41,6 +41,17 @@ inline constexpr double kCutlassFpropEfficiency = 0.595;
 inline constexpr double kCutlassDgradEfficiency = 0.72;
 inline constexpr double kCutlassWgradEfficiency = 0.425;
 
+// The im2col / col2im solvers' column matrix (one image's worth) past kColumnKneeBytes: the
+// pass's scattered writes and the GEMM's reads of it stop hitting L2, and each MB more costs
+// kColumnMsPerMb. Fitted to the 2026-11-25 sweep, where the measured / modelled time of
+// GemmFwdRest grew from 1.1 at 7 MB to 2.4 at 64 MB (n16 c64 80x350 3x3: 5.0 ms against 2.1).
+inline constexpr double kColumnKneeBytes = 8e6;
+inline constexpr double kColumnMsPerMb = 0.003;
+inline double column_buffer_ms(double column_bytes) {
+  return column_bytes > kColumnKneeBytes ? (column_bytes - kColumnKneeBytes) * 1e-6 * kColumnMsPerMb
+                                         : 0.0;
+}
+
 // A pass that moves `bytes` through DRAM (ms, launch included).
 double memory_ms(const DeviceRates& r, double bytes);
 

@@ -36,10 +36,12 @@ inline GemmMath gemm_math(miopenDataType_t t) {
 }
 
 // Cost of im2col (or col2im, `factor` picks which) over one image: the image read, the column
-// matrix of `column_elements` written (or read), in the given element sizes.
+// matrix of `column_elements` written (or read), in the given element sizes, plus
+// column_buffer_ms for a column matrix too large to stay in L2 between the pass and the GEMM.
 inline double column_pass_ms(const DeviceRates& r, double factor, double image_elements,
                              double image_bytes, double column_elements, double column_bytes) {
-  return factor * memory_ms(r, image_elements * image_bytes + column_elements * column_bytes);
+  const double column = column_elements * column_bytes;
+  return factor * memory_ms(r, image_elements * image_bytes + column) + column_buffer_ms(column);
 }
 
 // dst[i] = src[i] rounded to `type` (float, half or bfloat16), i < n.

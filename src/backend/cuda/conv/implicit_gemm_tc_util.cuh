@@ -382,6 +382,17 @@ inline size_t align_up(size_t v) {
 // Traits::Reduction<E> sums its split-K partials into E.
 template <class Traits>
 class TcSolver : public ConvSolver {
+  // Optional traits: kUnitStrideOnly (a kernel built for stride 1 only) and kEfficiency (its
+  // efficiency in the cost model, instead of the direction's kCutlass*Efficiency).
+  static constexpr bool kUnitStrideOnly = [] {
+    if constexpr (requires { Traits::kUnitStrideOnly; }) return Traits::kUnitStrideOnly;
+    return false;
+  }();
+  static constexpr double efficiency(double direction_default) {
+    if constexpr (requires { Traits::kEfficiency; }) return Traits::kEfficiency;
+    return direction_default;
+  }
+
  public:
   std::string_view name() const override { return Traits::kName; }
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoImplicitGEMM; }
@@ -398,6 +409,8 @@ class TcSolver : public ConvSolver {
     ANYDNN_REJECT_IF(Traits::kDirection == ConvDirection::BackwardData &&
                          (p.dilations()[1] > 1 || p.dilations()[2] > 1),
                      "dilation > 1 (CUTLASS's strided backward-data kernel)");
+    ANYDNN_REJECT_IF(kUnitStrideOnly && (p.strides()[1] != 1 || p.strides()[2] != 1),
+                     "stride > 1 (the unit-stride kernel)");
     const WorkspacePlan wp = plan(ctx, p);
     const size_t smem = backend_of(ctx).properties().sharedMemPerBlockOptin;
     return dispatch_element(p.data_type(), [&](auto e) {
@@ -454,7 +467,7 @@ class TcSolver : public ConvSolver {
         case ConvDirection::BackwardData:
           ms += cutlass_conv_ms(r, math, n * in_px, cp,
                                 std::ceil(fy / sy) * std::ceil(fx / sx) * up(kp), Tile::kM,
-                                Tile::kN, per_sm, 1, kCutlassDgradEfficiency) +
+                                Tile::kN, per_sm, 1, efficiency(kCutlassDgradEfficiency)) +
                 (sy * sx - 1) * kLaunchMs;
           break;
         case ConvDirection::BackwardWeights: {
