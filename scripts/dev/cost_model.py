@@ -9,7 +9,7 @@ H100 = dict(sms=132, fp32=66.9e12, t16=1070e12, tf32=535e12, bw=3352e9)
 C = dict(mem_eff=0.80, fp32_eff=0.78, tensor_eff=0.21, launch=0.004, cutlass_eff=0.90,
          im2col=2.31, col2im=1.95, stage=1.36, direct_patch=119.0, direct_tap=51.0,
          tc_fwd=0.595, tc_bwd=0.72, tc_wrw=0.425, gemm_loop=0.0028, tile_pow_fp32=0.21,
-         tile_pow_t16=1.65, direct_block=546.0, col_slope=0.003, col_knee=8.0, tc_bwd_s1=0.72 * 1.06)
+         tile_pow_t16=1.65, direct_block=546.0, col_slope=0.003, col_knee=8.0, tc_bwd_s1=0.72 * 1.06, tc_bwd_narrow=0.35, l2_bw=0.0)
 # calibrated_ms's table: (solver, math 0 fp32 / 1 tf32 / 2 fp16-bf16) -> (factor, fixed ms)
 CAL = {("GemmBwd1x1_stride1", 2): (0.8, 0.0), ("GemmFwdRest", 2): (0.9, 0.0),
        ("GemmWrwUniversal", 2): (1.1, 0.0), ("ImplicitGemmTensorCoreBwd", 2): (0.8, 0.008),
@@ -64,13 +64,17 @@ def cublas_ms(r, c, math_, m, n, k, batch, ib, ob):
     return max(comp, bytes_ms(r, b, c)) + c["launch"] * (2 if split > 1 else 1)
 
 
-def cutlass_ms(r, c, math_, m, n, k, tm, tn, per_sm, slices, eff_mult):
+def cutlass_ms(r, c, math_, m, n, k, tm, tn, per_sm, slices, eff_mult, e=2):
     blocks = math.ceil(m / tm) * math.ceil(n / tn) * slices
     resident = r["sms"] * per_sm
     waves = math.ceil(blocks / resident)
     peak = r["tf32"] if math_ == "tf32" else r["t16"]
     per_block = peak * c["cutlass_eff"] * eff_mult / resident
-    return waves * 2 * tm * tn * math.ceil(k / slices) / per_block * 1e3 + c["launch"]
+    comp = waves * 2 * tm * tn * math.ceil(k / slices) / per_block * 1e3
+    # every block streams its A (tm x k) and B (k x tn) tiles from L2
+    loads = blocks * (tm + tn) * math.ceil(k / slices) * e
+    floor = loads / c["l2_bw"] * 1e3 if c.get("l2_bw") else 0.0
+    return max(comp, floor) + c["launch"]
 
 
 class P:
@@ -136,33 +140,37 @@ def structural(solver, d, p, r=H100, c=C):
         tk = 32 if e == 4 else 64
         mth = "tf32" if e == 4 else "t16"
         ms = 0.0
-        # staging: NCHW operands transposed (read + write), padded channels
+        # staging: NCHW operands transposed (read + write), padded channels; NHWC ones only
+        # when their channels need padding
         st = c["stage"]
+        nhwc = getattr(p, "nhwc", False)
+        aligned_w = cp == p.c and kp == p.k
         # the filter needs no copy when it is 1x1 with aligned channels (KC11 is already KRSC)
-        w_stage = 0.0 if (p.r * p.s == 1 and cp == p.c and kp == p.k) else \
+        w_stage = 0.0 if (aligned_w and (nhwc or p.r * p.s == 1)) else \
             st * memory_ms(r, e * (p.k * rows + kp * p.r * p.s * cp), c)
+        x_stage = 0.0 if (nhwc and cp == p.c) else \
+            st * memory_ms(r, e * (x_img * p.n + p.n * p.h * p.w * cp), c)
+        y_stage = 0.0 if (nhwc and kp == p.k) else \
+            st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
         if d == "fwd":
-            ms += st * memory_ms(r, e * (p.n * pixels * 0 + x_img * p.n + p.n * p.h * p.w * cp), c)
-            ms += w_stage
-            ms += st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
+            ms += x_stage + w_stage + y_stage
             kk = p.r * p.s * math.ceil(cp / tk) * tk
-            ms += cutlass_ms(r, c, mth, p.n * pixels, kp, kk, 128, 128, 2, 1, c["tc_fwd"])
+            ms += cutlass_ms(r, c, mth, p.n * pixels, kp, kk, 128, 128, 2, 1, c["tc_fwd"], e)
         elif d == "bwdd":
-            ms += st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
-            ms += w_stage
-            ms += st * memory_ms(r, e * (x_img * p.n + p.n * p.h * p.w * cp), c)
-            eff = c["tc_bwd_s1"] if solver.endswith("S1") else c["tc_bwd"]
+            ms += x_stage + w_stage + y_stage
+            eff = c["tc_bwd_s1"] if solver.endswith("S1") else \
+                c["tc_bwd_narrow"] if solver.endswith("Narrow") else c["tc_bwd"]
+            tn, per_sm = (32, 3) if solver.endswith("Narrow") else (128, 2)
             taps = math.ceil(p.r / p.st) * math.ceil(p.s / p.st)
             kk = taps * math.ceil(kp / tk) * tk
-            ms += cutlass_ms(r, c, mth, p.n * p.h * p.w, cp, kk, 128, 128, 2, 1, eff)
+            ms += cutlass_ms(r, c, mth, p.n * p.h * p.w, cp, kk, 128, tn, per_sm, 1, eff, e)
             ms += (p.st * p.st - 1) * c["launch"]
         else:
-            ms += st * memory_ms(r, e * (p.n * pixels * p.k + p.n * pixels * kp), c)
-            ms += st * memory_ms(r, e * (x_img * p.n + p.n * p.h * p.w * cp), c)
+            ms += x_stage + y_stage
             m, n, k = kp, p.r * p.s * cp, p.n * pixels
             ctas = math.ceil(m / 128) * math.ceil(n / 128)
             slices = max(1, min(math.ceil(2 * r["sms"] / ctas), 64, k // (2 * tk)))
-            ms += cutlass_ms(r, c, mth, m, n, k, 128, 128, 2, slices, c["tc_wrw"])
+            ms += cutlass_ms(r, c, mth, m, n, k, 128, 128, 2, slices, c["tc_wrw"], e)
             ms += memory_ms(r, m * n * (4 * slices + e), c)
             ms += w_stage
         return ms

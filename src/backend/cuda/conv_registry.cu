@@ -20,10 +20,11 @@ std::unique_ptr<ConvSolver> make_gemm_wrw_universal();    // conv/gemm_wrw_unive
 std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();          // conv/gemm_wrw_1x1.cu
 std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();  // conv/conv_direct_fwd.cu
 #if ANYDNN_HAVE_CUTLASS  // CUTLASS tensor-core solvers (built when the headers are found)
-std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();     // conv/implicit_gemm_tc_fwd.cu
-std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();     // conv/implicit_gemm_tc_bwd.cu
-std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_s1();  // conv/implicit_gemm_tc_bwd_s1.cu
-std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw();     // conv/implicit_gemm_tc_wrw.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();         // conv/implicit_gemm_tc_fwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();         // conv/implicit_gemm_tc_bwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_s1();      // conv/implicit_gemm_tc_bwd_s1.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_narrow();  // implicit_gemm_tc_bwd_narrow.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw();         // conv/implicit_gemm_tc_wrw.cu
 #endif
 
 ConvSolverRegistry make_conv_registry() {
@@ -37,6 +38,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({100, make_conv_direct_fwd_cuda()});
   // Backward data
 #if ANYDNN_HAVE_CUTLASS
+  list.push_back({114, make_implicit_gemm_tc_bwd_narrow()});
   list.push_back({113, make_implicit_gemm_tc_bwd_s1()});
   list.push_back({111, make_implicit_gemm_tc_bwd()});
 #endif

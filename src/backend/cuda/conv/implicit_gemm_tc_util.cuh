@@ -382,11 +382,17 @@ inline size_t align_up(size_t v) {
 // Traits::Reduction<E> sums its split-K partials into E.
 template <class Traits>
 class TcSolver : public ConvSolver {
-  // Optional traits: kUnitStrideOnly (a kernel built for stride 1 only) and kEfficiency (its
-  // efficiency in the cost model, instead of the direction's kCutlass*Efficiency).
+  // Optional traits: kUnitStrideOnly (a kernel built for stride 1 only), kMaxInputChannels and
+  // kEfficiency (its efficiency in the cost model, instead of the direction's
+  // kCutlass*Efficiency).
   static constexpr bool kUnitStrideOnly = [] {
     if constexpr (requires { Traits::kUnitStrideOnly; }) return Traits::kUnitStrideOnly;
     return false;
+  }();
+  // kMaxInputChannels: a narrow-tile kernel, for backward data into few channels (its GEMM's N).
+  static constexpr size_t kMaxInputChannels = [] {
+    if constexpr (requires { Traits::kMaxInputChannels; }) return Traits::kMaxInputChannels;
+    return std::numeric_limits<size_t>::max();
   }();
   static constexpr double efficiency(double direction_default) {
     if constexpr (requires { Traits::kEfficiency; }) return Traits::kEfficiency;
@@ -411,6 +417,9 @@ class TcSolver : public ConvSolver {
                      "dilation > 1 (CUTLASS's strided backward-data kernel)");
     ANYDNN_REJECT_IF(kUnitStrideOnly && (p.strides()[1] != 1 || p.strides()[2] != 1),
                      "stride > 1 (the unit-stride kernel)");
+    ANYDNN_REJECT_IF(p.in_channels() > kMaxInputChannels,
+                     "more than " + std::to_string(kMaxInputChannels) +
+                         " input channels (the narrow-tile kernel)");
     const WorkspacePlan wp = plan(ctx, p);
     const size_t smem = backend_of(ctx).properties().sharedMemPerBlockOptin;
     return dispatch_element(p.data_type(), [&](auto e) {
