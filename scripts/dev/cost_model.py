@@ -9,14 +9,15 @@ H100 = dict(sms=132, fp32=66.9e12, t16=1070e12, tf32=535e12, bw=3352e9)
 C = dict(mem_eff=0.80, fp32_eff=0.78, tensor_eff=0.21, launch=0.004, cutlass_eff=0.90,
          im2col=2.31, col2im=1.95, stage=1.36, direct_patch=119.0, direct_tap=51.0,
          tc_fwd=0.595, tc_bwd=0.72, tc_wrw=0.425, gemm_loop=0.0028, tile_pow_fp32=0.21,
-         tile_pow_t16=1.65, direct_block=546.0, col_slope=0.003, col_knee=8.0, tc_bwd_s1=0.72 * 1.06, tc_bwd_narrow=0.35, l2_bw=0.0)
+         tile_pow_t16=1.65, direct_block=546.0, col_slope=0.003, col_knee=8.0,
+         tc_bwd_s1=0.72 * 1.06, tc_bwd_narrow=0.35, tf32_eff=0.42, tile_pow_tf32=0.5,
+         l2_bw=0.0)  # l2_bw: an L2 operand floor for CUTLASS, tried and off (0)
 # calibrated_ms's table: (solver, math 0 fp32 / 1 tf32 / 2 fp16-bf16) -> (factor, fixed ms)
 CAL = {("GemmBwd1x1_stride1", 2): (0.8, 0.0), ("GemmFwdRest", 2): (0.9, 0.0),
        ("GemmWrwUniversal", 2): (1.1, 0.0), ("ImplicitGemmTensorCoreBwd", 2): (0.8, 0.008),
-       ("ImplicitGemmTensorCoreFwd", 2): (0.9, 0.012), ("GemmBwd1x1_stride1", 1): (0.8, 0.002),
-       ("GemmFwd1x1_0_1", 1): (1.1, 0.012), ("GemmFwdRest", 1): (1.3, 0.0),
-       ("GemmWrw1x1_stride1", 1): (0.8, 0.0), ("GemmWrwUniversal", 1): (1.1, 0.0),
-       ("ImplicitGemmTensorCoreBwdS1", 2): (0.8, 0.008)}
+       ("ImplicitGemmTensorCoreFwd", 2): (0.9, 0.012),
+       ("ImplicitGemmTensorCoreBwdS1", 2): (0.8, 0.008),
+       ("GemmFwdRest", 1): (1.45, 0.0), ("GemmBwdRest", 1): (1.1, 0.0)}
 
 
 def column_ms(c, col_bytes):
@@ -46,15 +47,17 @@ def tile_for(d):
 
 def cublas_ms(r, c, math_, m, n, k, batch, ib, ob):
     tm, tn = tile_for(m), tile_for(n)
-    pw = c["tile_pow_fp32"] if math_ == "fp32" else c["tile_pow_t16"]
+    pw = c["tile_pow_fp32"] if math_ == "fp32" else \
+        c.get("tile_pow_tf32", c["tile_pow_t16"]) if math_ == "tf32" else c["tile_pow_t16"]
     tile_eff = max((tm * tn / (128 * 128)) ** pw, 0.1)
-    eff = (c["fp32_eff"] if math_ == "fp32" else c["tensor_eff"]) * tile_eff
+    eff = (c["fp32_eff"] if math_ == "fp32" else
+           c.get("tf32_eff", c["tensor_eff"]) if math_ == "tf32" else c["tensor_eff"]) * tile_eff
     blocks = math.ceil(m / tm) * math.ceil(n / tn) * batch
     split = 1
     if blocks < r["sms"] and k >= 512:
         split = max(1, min(r["sms"] // blocks, k // 256))
     blocks *= split
-    peak = r["fp32"] if math_ == "fp32" else r["t16"]
+    peak = r["fp32"] if math_ == "fp32" else r["tf32"] if math_ == "tf32" else r["t16"]
     per_sm = peak * eff / r["sms"]
     waves = math.ceil(blocks / r["sms"])
     comp = waves * 2 * tm * tn * (k / split) / per_sm * 1e3
@@ -91,7 +94,8 @@ class P:
 
 
 def math_of(p):
-    return "fp32" if p.dtype in ("fp32", "tf32") else "t16"
+    """The cuBLAS solvers' unit: TF32 tensor cores when TF32 is allowed (gemm_math)."""
+    return p.dtype if p.dtype in ("fp32", "tf32") else "t16"
 
 
 def estimate(solver, d, p, r=H100, c=C, cal=None):

@@ -149,6 +149,48 @@ TEST_P(CudaConvSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
     EXPECT_GT(promised, 0) << "no problem of the list is one " << GetParam() << " is meant for";
 }
 
+// With TF32 allowed (ANYDNN_CONV_ALLOW_TF32=1) fp32 problems may run on TF32 tensor cores: the
+// cuBLAS GEMM solvers ask for CUBLAS_COMPUTE_32F_FAST_TF32 and the CUTLASS ones accept float. The
+// solver alone on every fp32 problem of the list it takes, against the reference with TF32's
+// tolerance: 10 explicit mantissa bits round each input by <= 2^-11 relative, so sums of random-
+// sign products are off by ~4e-4 of their rms (2e-3 leaves room, far below one wrong element).
+TEST_P(CudaConvSolverAlone, MatchesReferenceWithTf32Allowed) {
+  REQUIRE_GPU();
+  const unsigned seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_trace(seed));
+  std::mt19937 rng(seed);
+  Config cfg;
+  cfg.conv_allow_tf32 = true;
+  auto backend = make_cuda_backend(cfg, nullptr);
+  const ExecutionContext ctx{cfg, *backend};
+  const auto* entry = backend->conv_solvers().find(GetParam());
+  ASSERT_NE(entry, nullptr);
+  const ConvSolver& s = *entry->solver;
+  int ran = 0;
+  for (const std::string& line : test::load_problem_lines("conv_problems.txt")) {
+    ConvSpec spec;
+    ASSERT_FALSE(driver::parse_conv_line(line, spec)) << line;
+    const test::BuiltConv built = test::build_conv(spec);
+    if (built.x.type() != miopenFloat) continue;
+    const ref::ConvParams params{spec.pads, spec.strides, spec.dilations, spec.groups};
+    for (const ConvDirection user_dir :
+         {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
+      if (spec.forw != 0 && (spec.forw & static_cast<int>(user_dir)) == 0) continue;
+      const ConvProblem p(user_dir, built.x, built.w, built.conv, built.y);
+      SCOPED_TRACE(p.key());
+      if (!s.applicable(ctx, p)) continue;
+      Buffers b(p, rng);
+      ASSERT_TRUE(b.allocated());
+      const auto expected = test::conv_reference(p, params, b.hx, b.hw, b.hy);
+      if (!run_solver(s, ctx, p, b)) continue;
+      const double err = ref::relative_rms(expected, ref::to_logical(b.out_host->view()));
+      EXPECT_LE(err, test::direction_tolerance(p, 2e-3));
+      ++ran;
+    }
+  }
+  EXPECT_GT(ran, 0) << GetParam() << " takes no fp32 problem of the shared list";
+}
+
 INSTANTIATE_TEST_SUITE_P(Solvers, CudaConvSolverAlone, ::testing::ValuesIn(every_cuda_solver()),
                          [](const auto& info) { return info.param; });
 

@@ -28,8 +28,8 @@ class GemmBwdRest final : public GemmBwdRestSpec {
     const GemmShape s(p);
     const double e = static_cast<double>(data_type_size(p.data_type()));
     const double col = static_cast<double>(s.groups * s.rows * s.pixels);
-    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.rows, s.pixels, s.k_per_group,
-                                       s.groups, e, 4.0);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type(), ctx.config.conv_allow_tf32),
+                                       s.rows, s.pixels, s.k_per_group, s.groups, e, 4.0);
     const double col2im = column_pass_ms(r, kCol2imFactor, s.x_image, e, col, 4.0);
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
                          static_cast<double>(p.batch()) * (gemm + col2im + kImageLoopMs));
@@ -39,9 +39,10 @@ class GemmBwdRest final : public GemmBwdRestSpec {
     const ConvGeom g = conv_geom(p);
     const GemmShape s(p);
     const miopenDataType_t t = p.data_type();
+    const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const long long batch = static_cast<long long>(p.batch());
-    return [be, g, s, t, elem, batch](const ConvBuffers& b) {
+    return [be, math, g, s, t, elem, batch](const ConvBuffers& b) {
       auto* dx = static_cast<char*>(b.x);
       const auto* dy = static_cast<const char*>(b.y);
       float* col = static_cast<float*>(b.workspace);
@@ -53,7 +54,7 @@ class GemmBwdRest final : public GemmBwdRestSpec {
                 static_cast<int>(pixels), static_cast<int>(kpg),
                 GemmOperand{b.w, t, rows, kpg * rows},
                 GemmOperand{dy + n * s.y_image * elem, t, pixels, kpg * pixels}, 0.0f, col,
-                miopenFloat, pixels, rows * pixels, static_cast<int>(s.groups));
+                miopenFloat, pixels, rows * pixels, static_cast<int>(s.groups), math);
         col2im(g, t, col, dx + n * s.x_image * elem, be->cuda_stream());
       }
     };

@@ -21,17 +21,19 @@ class GemmFwd1x1 final : public GemmFwd1x1Spec {
     const double e = static_cast<double>(data_type_size(p.data_type()));
     return calibrated_ms(
         name(), p.data_type(), ctx.config.conv_allow_tf32,
-        static_cast<double>(s.groups) * cublas_gemm_ms(backend_of(ctx).rates(),
-                                                       gemm_math(p.data_type()), s.k_per_group,
-                                                       s.pixels, s.c_per_group, p.batch(), e, e));
+        static_cast<double>(s.groups) *
+            cublas_gemm_ms(backend_of(ctx).rates(),
+                           gemm_math(p.data_type(), ctx.config.conv_allow_tf32), s.k_per_group,
+                           s.pixels, s.c_per_group, p.batch(), e, e));
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);
     const GemmShape s(p);
     const miopenDataType_t t = p.data_type();
+    const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const int batch = static_cast<int>(p.batch());
-    return [be, s, t, elem, batch](const ConvBuffers& b) {
+    return [be, math, s, t, elem, batch](const ConvBuffers& b) {
       const long long cpg = static_cast<long long>(s.c_per_group);
       const long long kpg = static_cast<long long>(s.k_per_group);
       const long long pixels = static_cast<long long>(s.pixels);
@@ -42,7 +44,7 @@ class GemmFwd1x1 final : public GemmFwd1x1Spec {
                 GemmOperand{static_cast<const char*>(b.x) + g * cpg * pixels * elem, t, pixels,
                             static_cast<long long>(s.x_image)},
                 0.0f, static_cast<char*>(b.y) + g * kpg * pixels * elem, t, pixels,
-                static_cast<long long>(s.y_image), batch);
+                static_cast<long long>(s.y_image), batch, math);
       }
     };
   }

@@ -32,8 +32,8 @@ class GemmFwdRest final : public GemmFwdRestSpec {
     const GemmShape s(p);
     const double e = static_cast<double>(data_type_size(p.data_type()));
     const double col = static_cast<double>(s.groups * s.rows * s.pixels);
-    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.pixels, s.rows,
-                                       s.groups, e, e);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type(), ctx.config.conv_allow_tf32),
+                                       s.k_per_group, s.pixels, s.rows, s.groups, e, e);
     const double im2col = column_pass_ms(r, kIm2colFactor, s.x_image, e, col, e);
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
                          static_cast<double>(p.batch()) * (im2col + gemm + kImageLoopMs));
@@ -43,9 +43,10 @@ class GemmFwdRest final : public GemmFwdRestSpec {
     const ConvGeom g = conv_geom(p);
     const GemmShape s(p);
     const miopenDataType_t t = p.data_type();
+    const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const long long batch = static_cast<long long>(p.batch());
-    return [be, g, s, t, elem, batch](const ConvBuffers& b) {
+    return [be, math, g, s, t, elem, batch](const ConvBuffers& b) {
       const auto* x = static_cast<const char*>(b.x);
       auto* y = static_cast<char*>(b.y);
       const long long rows = static_cast<long long>(s.rows);
@@ -56,7 +57,7 @@ class GemmFwdRest final : public GemmFwdRestSpec {
         gemm_rm(be->cublas(), false, false, static_cast<int>(kpg), static_cast<int>(pixels),
                 static_cast<int>(rows), GemmOperand{b.w, t, rows, kpg * rows},
                 GemmOperand{b.workspace, t, pixels, rows * pixels}, 0.0f, y + n * s.y_image * elem,
-                t, pixels, kpg * pixels, static_cast<int>(s.groups));
+                t, pixels, kpg * pixels, static_cast<int>(s.groups), math);
       }
     };
   }

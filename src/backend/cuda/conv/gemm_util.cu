@@ -32,7 +32,8 @@ __global__ void store_from_float_kernel(const float* src, T* dst, size_t n) {
 
 void gemm_rm(cublasHandle_t handle, bool a_trans, bool b_trans, int m, int n, int k,
              const GemmOperand& a, const GemmOperand& b, float beta, void* c,
-             miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch) {
+             miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch,
+             GemmMath math) {
   // cuBLAS is column-major: a row-major matrix is its transpose there, so row-major
   // C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands and m, n.
   const float alpha = 1.0f;
@@ -41,7 +42,9 @@ void gemm_rm(cublasHandle_t handle, bool a_trans, bool b_trans, int m, int n, in
           handle, b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, a_trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
           &alpha, b.data, cuda_type(b.type), static_cast<int>(b.ld), b.batch_stride, a.data,
           cuda_type(a.type), static_cast<int>(a.ld), a.batch_stride, &beta, c, cuda_type(c_type),
-          static_cast<int>(ldc), c_batch_stride, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          static_cast<int>(ldc), c_batch_stride, batch,
+          math == GemmMath::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+          CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx");
 }
 

@@ -25,14 +25,18 @@ struct GemmOperand {
 
 // Row-major C[m x n] = op(A) * op(B) + beta * C for `batch` problems, fp32 accumulation.
 // a_trans: A is stored [k x m]; b_trans: B is stored [n x k]. beta = 0 never reads C.
+// math (gemm_math): Tf32 lets cuBLAS round float operands to TF32 on tensor cores.
 void gemm_rm(cublasHandle_t handle, bool a_trans, bool b_trans, int m, int n, int k,
              const GemmOperand& a, const GemmOperand& b, float beta, void* c,
-             miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch);
+             miopenDataType_t c_type, long long ldc, long long c_batch_stride, int batch,
+             GemmMath math);
 
 // The unit gemm_rm's cuBLAS call runs on: tensor cores for half / bfloat16 operands (fp32
-// accumulation), SIMT fp32 for float (default math: no TF32).
-inline GemmMath gemm_math(miopenDataType_t t) {
-  return t == miopenFloat ? GemmMath::Fp32 : GemmMath::Tensor16;
+// accumulation); for float, SIMT fp32, or TF32 tensor cores when the handle allows TF32
+// (ANYDNN_CONV_ALLOW_TF32=1, as cuDNN's and PyTorch's allow_tf32 do for every algorithm).
+inline GemmMath gemm_math(miopenDataType_t t, bool allow_tf32) {
+  if (t != miopenFloat) return GemmMath::Tensor16;
+  return allow_tf32 ? GemmMath::Tf32 : GemmMath::Fp32;
 }
 
 // Cost of im2col (or col2im, `factor` picks which) over one image: the image read, the column

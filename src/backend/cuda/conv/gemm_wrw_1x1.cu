@@ -27,8 +27,8 @@ class GemmWrw1x1 final : public GemmWrw1x1Spec {
     const GemmShape s(p);
     const double e = static_cast<double>(data_type_size(p.data_type()));
     const double dw = static_cast<double>(p.out_channels() * s.c_per_group);
-    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.c_per_group,
-                                       s.pixels, s.groups, e, 8.0);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type(), ctx.config.conv_allow_tf32),
+                                       s.k_per_group, s.c_per_group, s.pixels, s.groups, e, 8.0);
     const double round = p.data_type() == miopenFloat ? 0.0 : memory_ms(r, dw * (4.0 + e));
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
                          static_cast<double>(p.batch()) * (gemm + kImageLoopMs) + round);
@@ -37,10 +37,11 @@ class GemmWrw1x1 final : public GemmWrw1x1Spec {
     CudaBackend* be = &backend_of(ctx);
     const GemmShape s(p);
     const miopenDataType_t t = p.data_type();
+    const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const long long batch = static_cast<long long>(p.batch());
     const size_t dw_count = p.out_channels() * s.c_per_group;
-    return [be, s, t, elem, batch, dw_count](const ConvBuffers& b) {
+    return [be, math, s, t, elem, batch, dw_count](const ConvBuffers& b) {
       const auto* x = static_cast<const char*>(b.x);
       const auto* dy = static_cast<const char*>(b.y);
       void* acc = t == miopenFloat ? b.w : b.workspace;
@@ -52,7 +53,8 @@ class GemmWrw1x1 final : public GemmWrw1x1Spec {
                 static_cast<int>(pixels),
                 GemmOperand{dy + n * s.y_image * elem, t, pixels, kpg * pixels},
                 GemmOperand{x + n * s.x_image * elem, t, pixels, cpg * pixels},
-                n == 0 ? 0.0f : 1.0f, acc, miopenFloat, cpg, kpg * cpg, static_cast<int>(s.groups));
+                n == 0 ? 0.0f : 1.0f, acc, miopenFloat, cpg, kpg * cpg, static_cast<int>(s.groups),
+                math);
       }
       if (t != miopenFloat)
         store_from_float(t, static_cast<const float*>(acc), b.w, dw_count, be->cuda_stream());

@@ -42,8 +42,8 @@ class GemmWrwUniversal final : public GemmWrwUniversalSpec {
     const double e = static_cast<double>(data_type_size(p.data_type()));
     const double col = static_cast<double>(s.groups * s.rows * s.pixels);
     const double dw = static_cast<double>(p.out_channels() * s.rows);
-    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type()), s.k_per_group, s.rows, s.pixels,
-                                       s.groups, e, 8.0);
+    const double gemm = cublas_gemm_ms(r, gemm_math(p.data_type(), ctx.config.conv_allow_tf32),
+                                       s.k_per_group, s.rows, s.pixels, s.groups, e, 8.0);
     const double im2col = column_pass_ms(r, kIm2colFactor, s.x_image, e, col, e);
     const double round = p.data_type() == miopenFloat ? 0.0 : memory_ms(r, dw * (4.0 + e));
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32,
@@ -55,10 +55,11 @@ class GemmWrwUniversal final : public GemmWrwUniversalSpec {
     const GemmShape s(p);
     const Layout layout(p);
     const miopenDataType_t t = p.data_type();
+    const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const long long batch = static_cast<long long>(p.batch());
     const size_t dw_count = p.out_channels() * s.rows;
-    return [be, g, s, layout, t, elem, batch, dw_count](const ConvBuffers& b) {
+    return [be, math, g, s, layout, t, elem, batch, dw_count](const ConvBuffers& b) {
       const auto* x = static_cast<const char*>(b.x);
       const auto* dy = static_cast<const char*>(b.y);
       char* ws = static_cast<char*>(b.workspace);
@@ -73,7 +74,7 @@ class GemmWrwUniversal final : public GemmWrwUniversalSpec {
                 static_cast<int>(rows), static_cast<int>(pixels),
                 GemmOperand{dy + n * s.y_image * elem, t, pixels, kpg * pixels},
                 GemmOperand{col, t, pixels, rows * pixels}, n == 0 ? 0.0f : 1.0f, acc, miopenFloat,
-                rows, kpg * rows, static_cast<int>(s.groups));
+                rows, kpg * rows, static_cast<int>(s.groups), math);
       }
       if (t != miopenFloat)
         store_from_float(t, static_cast<const float*>(acc), b.w, dw_count, be->cuda_stream());
