@@ -20,6 +20,7 @@ template <class Solver>
 class SolverRegistry;
 class ConvSolver;
 class BnSolver;
+class ActivationSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
@@ -39,6 +40,7 @@ enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice, Any };
 struct Primitives {
   const SolverRegistry<ConvSolver>* conv = nullptr;  // backend/*/conv_registry.cpp
   const SolverRegistry<BnSolver>* bn = nullptr;      // bn/bn_registry.hpp
+  const SolverRegistry<ActivationSolver>* activation = nullptr;  // activation/activation_registry.hpp
   const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
   RnnKernels* rnn = nullptr;          // rnn/rnn_kernels.hpp: what rnn/rnn_passes.hpp drives
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
@@ -55,6 +57,9 @@ class Backend {
   virtual const Primitives& primitives() const = 0;
   const SolverRegistry<ConvSolver>& conv_solvers() const { return *primitives().conv; }
   const SolverRegistry<BnSolver>& bn_solvers() const { return *primitives().bn; }
+  const SolverRegistry<ActivationSolver>& activation_solvers() const {
+    return *primitives().activation;
+  }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }
