@@ -94,3 +94,53 @@ std::string to_activ_driver_args(const ActivSpec& s) {
 }
 
 }  // namespace anydnn::driver
+
+namespace anydnn::driver {
+
+std::optional<std::string> activ_block_command(bool forward, std::vector<int> lens,
+                                               const std::string& layout,
+                                               const std::string& activ_desc, std::string* error) {
+  auto fail = [&](const std::string& e) -> std::optional<std::string> {
+    if (error) *error = e;
+    return std::nullopt;
+  };
+  static const char* const kModes[] = {
+      "miopenActivationPASTHRU",  "miopenActivationLOGISTIC",    "miopenActivationTANH",
+      "miopenActivationRELU",     "miopenActivationSOFTRELU",    "miopenActivationABS",
+      "miopenActivationPOWER",    "miopenActivationCLIPPEDRELU", "miopenActivationLEAKYRELU",
+      "miopenActivationELU"};
+  std::vector<std::string> f;
+  std::stringstream ss(activ_desc);
+  for (std::string t; std::getline(ss, t, ',');) {
+    const auto b = t.find_first_not_of(' '), e = t.find_last_not_of(' ');
+    if (b != std::string::npos) f.push_back(t.substr(b, e - b + 1));
+  }
+  if (f.size() < 4) return fail("activDesc '" + activ_desc + "' is not mode, alpha, beta, gamma");
+  ActivSpec s;
+  int mode = -1;
+  for (int m = 0; m < 10; ++m)
+    if (f[0] == kModes[m] || f[0] == std::to_string(m)) mode = m;
+  if (mode < 0) return fail("unknown activation mode '" + f[0] + "'");
+  s.desc.mode = static_cast<miopenActivationMode_t>(mode);
+  try {
+    s.desc.alpha = std::stod(f[1]);
+    s.desc.beta = std::stod(f[2]);
+    s.desc.gamma = std::stod(f[3]);
+  } catch (const std::exception&) {
+    return fail("activDesc parameters are not numbers");
+  }
+  // LogCmdActivation's reading of other ranks: leading ones up to 4-D.
+  if (lens.empty() || lens.size() > 5) return fail("activation tensors have 1 to 5 dimensions");
+  const bool own_layout = lens.size() >= 4;
+  while (lens.size() < 4)
+    lens.insert(lens.begin(), 1);
+  s.lens = lens;
+  s.layout = own_layout ? layout : (lens.size() == 5 ? "NCDHW" : "NCHW");
+  s.forw = forward ? 1 : 2;
+  const std::string line = to_activ_driver_args(s);
+  ActivSpec check;
+  if (auto e = parse_activ_line(line, check)) return fail(*e);
+  return line;
+}
+
+}  // namespace anydnn::driver

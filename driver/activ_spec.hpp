@@ -40,3 +40,15 @@ std::optional<std::string> parse_activ_line(const std::string& line, ActivSpec& 
 std::string to_activ_driver_args(const ActivSpec& spec);
 
 }  // namespace anydnn::driver
+
+namespace anydnn::driver {
+
+// The command of a logged miopenActivationForward / Backward API-call block (the log decoder's
+// part for activation): x's lengths and layout name as decoded from xDesc, and the activDesc
+// value as MIOpen and anydnn print it ("miopenActivationRELU, 1, 0.5, 2, "). The block carries
+// no data type: fp32 (activ) is assumed. Returns the driver line, or nullopt with *error set.
+std::optional<std::string> activ_block_command(bool forward, std::vector<int> lens,
+                                               const std::string& layout,
+                                               const std::string& activ_desc, std::string* error);
+
+}  // namespace anydnn::driver
