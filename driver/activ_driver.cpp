@@ -62,8 +62,8 @@ miopenStatus_t ActivDriver::setup() {
   }
   if (rc == miopenStatusSuccess) rc = miopenCreateActivationDescriptor(&o_.activ);
   if (rc == miopenStatusSuccess)
-    rc = miopenSetActivationDescriptor(o_.activ, spec_.desc.mode, spec_.desc.alpha,
-                                       spec_.desc.beta, spec_.desc.gamma);
+    rc = miopenSetActivationDescriptor(o_.activ, spec_.desc.mode, spec_.desc.alpha, spec_.desc.beta,
+                                       spec_.desc.gamma);
   return rc;
 }
 

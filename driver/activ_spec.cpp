@@ -104,11 +104,11 @@ std::optional<std::string> activ_block_command(bool forward, std::vector<int> le
     if (error) *error = e;
     return std::nullopt;
   };
-  static const char* const kModes[] = {
-      "miopenActivationPASTHRU",  "miopenActivationLOGISTIC",    "miopenActivationTANH",
-      "miopenActivationRELU",     "miopenActivationSOFTRELU",    "miopenActivationABS",
-      "miopenActivationPOWER",    "miopenActivationCLIPPEDRELU", "miopenActivationLEAKYRELU",
-      "miopenActivationELU"};
+  static const char* const kModes[] = {"miopenActivationPASTHRU",   "miopenActivationLOGISTIC",
+                                       "miopenActivationTANH",      "miopenActivationRELU",
+                                       "miopenActivationSOFTRELU",  "miopenActivationABS",
+                                       "miopenActivationPOWER",     "miopenActivationCLIPPEDRELU",
+                                       "miopenActivationLEAKYRELU", "miopenActivationELU"};
   std::vector<std::string> f;
   std::stringstream ss(activ_desc);
   for (std::string t; std::getline(ss, t, ',');) {

@@ -76,10 +76,10 @@ std::string family_of(const std::string& base) {
 }
 
 bool known_base(const std::string& b) {
-  static const char* bases[] = {"conv",       "convfp16",  "convbfp16",     "convint8",
-                                "bnorm",      "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
-                                "bnormbfp16", "rnn",       "rnnfp16",       "rnn_seq",
-                                "rnn_seqfp16", "activ",    "activfp16",     "activbfp16"};
+  static const char* bases[] = {"conv",        "convfp16",  "convbfp16",     "convint8",
+                                "bnorm",       "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
+                                "bnormbfp16",  "rnn",       "rnnfp16",       "rnn_seq",
+                                "rnn_seqfp16", "activ",     "activfp16",     "activbfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -503,7 +503,8 @@ void LogDecoder::close_block(const Block& b) {
     }
     bool strided = false;
     const std::string layout = layout_of(x, &strided);
-    const auto line = activ_block_command(fn == "miopenActivationForward", x.lens, layout, *av, &err);
+    const auto line =
+        activ_block_command(fn == "miopenActivationForward", x.lens, layout, *av, &err);
     if (!line) {
       warn(b.line, fn + ": " + err);
       return;

@@ -23,8 +23,7 @@ double activation_backward(const ActivationDesc& a, double dy, double x, double 
 
 std::vector<double> activation_forward(const ActivationDesc& a, const std::vector<double>& x);
 std::vector<double> activation_backward(const ActivationDesc& a, const std::vector<double>& dy,
-                                        const std::vector<double>& x,
-                                        const std::vector<double>& y);
+                                        const std::vector<double>& x, const std::vector<double>& y);
 
 // Input element i drawn as MIOpenDriver's activ draws it: away from each mode's kinks (0 for the
 // ReLU family, alpha for CLIPPEDRELU, the zero of alpha + beta*x for POWER) by at least 0.005,

@@ -108,9 +108,9 @@ inline std::vector<ActivCase> load_activation_cases() {
     const bool one_mode = (" " + line + " ").find(" -m ") != std::string::npos;
     for (int m = 0; m <= 9; ++m) {
       if (one_mode && m != spec.desc.mode) continue;
-      c.desc = one_mode ? spec.desc
-                        : ref::ActivationDesc{static_cast<miopenActivationMode_t>(m), 0.7, 1.3,
-                                              2.0};
+      c.desc = one_mode
+                   ? spec.desc
+                   : ref::ActivationDesc{static_cast<miopenActivationMode_t>(m), 0.7, 1.3, 2.0};
       c.line = full + (one_mode ? "" : " (mode " + std::to_string(m) + ")");
       out.push_back(c);
     }
@@ -192,10 +192,9 @@ inline void check_activation(const ActivCase& c, ActivDirection dir, float alpha
     b.out.fill_uniform(rng, -1.0, 1.0, 1.0);
   const driver::HostTensor prior = b.out;
 
-  std::vector<double> want =
-      bwd ? ref::activation_backward(c.desc, ref::to_logical(b.dy.view()), xs,
-                                     ref::to_logical(b.y.view()))
-          : fx;
+  std::vector<double> want = bwd ? ref::activation_backward(c.desc, ref::to_logical(b.dy.view()),
+                                                            xs, ref::to_logical(b.y.view()))
+                                 : fx;
   if (!plain) {
     const auto pr = ref::to_logical(prior.view());
     for (size_t i = 0; i < want.size(); ++i)

@@ -29,8 +29,8 @@ ActivGeometry make_activ_geometry(const std::vector<const TensorDescriptor*>& te
                                   int primary) {
   ActivGeometry g;
   g.tensors = static_cast<int>(tensors.size());
-  ANYDNN_CHECK(g.tensors >= 1 && g.tensors <= ActivGeometry::kMaxTensors,
-               miopenStatusInternalError, "activation geometry of " << g.tensors << " tensors");
+  ANYDNN_CHECK(g.tensors >= 1 && g.tensors <= ActivGeometry::kMaxTensors, miopenStatusInternalError,
+               "activation geometry of " << g.tensors << " tensors");
   // Every tensor's dimension boundaries, as products of its inner lengths.
   std::vector<std::vector<Dim>> dims;
   std::set<long long> bounds;

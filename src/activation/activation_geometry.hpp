@@ -21,7 +21,7 @@ struct ActivGeometry {
   int rank = 1;  // >= 1; a single element is one dimension of length 1
   int tensors = 0;
   long long count = 1;
-  long long lens[kMaxRank] = {};                 // outermost first
+  long long lens[kMaxRank] = {};                  // outermost first
   long long strides[kMaxTensors][kMaxRank] = {};  // per tensor, in elements
 
   // One dimension in which every tensor has stride 1: a flat loop over `count` elements.
@@ -42,8 +42,7 @@ struct ActivGeometry {
 // `tensors` have equal element counts (checked by the caller). Throws NotImplemented when their
 // lengths have no common shape of at most kMaxRank dimensions. `primary` indexes the tensor
 // whose memory order the walk follows (the output).
-ActivGeometry make_activ_geometry(const std::vector<const TensorDescriptor*>& tensors,
-                                  int primary);
+ActivGeometry make_activ_geometry(const std::vector<const TensorDescriptor*>& tensors, int primary);
 
 // True when no two elements of `d` share an address (checked for outputs: a write must not
 // land on another element). Conservative: an interleaving of dimensions is reported as overlap.

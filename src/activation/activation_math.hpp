@@ -27,8 +27,8 @@ namespace anydnn::activ {
 // values MIOpen derives from them.
 struct ActivParams {
   float alpha = 0.0f, beta = 0.0f, gamma = 0.0f;
-  float eps = 1e-6f;         // MIOpen's EPSILON for the data type
-  float diff_scale = 0.0f;   // beta * gamma (POWER backward)
+  float eps = 1e-6f;        // MIOpen's EPSILON for the data type
+  float diff_scale = 0.0f;  // beta * gamma (POWER backward)
 };
 
 // MIOpen's softrelu backward clamps x here before exp (kBNLL_THRESHOLD).

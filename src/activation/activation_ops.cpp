@@ -24,9 +24,8 @@ const ActivationSolverEntry& select_activation_solver(Handle& handle, const Acti
     if (fallback == nullptr) fallback = &e;
   }
   ANYDNN_CHECK(fallback != nullptr, miopenStatusNotImplemented,
-               "no activation solver for " << p.key() << " ("
-                                           << (reasons.empty() ? "none registered" : reasons)
-                                           << ")");
+               "no activation solver for "
+                   << p.key() << " (" << (reasons.empty() ? "none registered" : reasons) << ")");
   return *fallback;
 }
 

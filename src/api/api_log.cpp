@@ -79,11 +79,11 @@ void log_value(std::ostream& os, miopenActivationDescriptor_t a) {
     log_value(os, static_cast<const void*>(a));
     return;
   }
-  static const char* const kNames[] = {
-      "miopenActivationPASTHRU",  "miopenActivationLOGISTIC",    "miopenActivationTANH",
-      "miopenActivationRELU",     "miopenActivationSOFTRELU",    "miopenActivationABS",
-      "miopenActivationPOWER",    "miopenActivationCLIPPEDRELU", "miopenActivationLEAKYRELU",
-      "miopenActivationELU"};
+  static const char* const kNames[] = {"miopenActivationPASTHRU",   "miopenActivationLOGISTIC",
+                                       "miopenActivationTANH",      "miopenActivationRELU",
+                                       "miopenActivationSOFTRELU",  "miopenActivationABS",
+                                       "miopenActivationPOWER",     "miopenActivationCLIPPEDRELU",
+                                       "miopenActivationLEAKYRELU", "miopenActivationELU"};
   const int m = static_cast<int>(o->desc.mode);
   if (m >= 0 && m < 10)
     os << kNames[m];

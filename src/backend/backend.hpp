@@ -40,10 +40,11 @@ enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice, Any };
 struct Primitives {
   const SolverRegistry<ConvSolver>* conv = nullptr;  // backend/*/conv_registry.cpp
   const SolverRegistry<BnSolver>* bn = nullptr;      // bn/bn_registry.hpp
-  const SolverRegistry<ActivationSolver>* activation = nullptr;  // activation/activation_registry.hpp
   const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
   RnnKernels* rnn = nullptr;          // rnn/rnn_kernels.hpp: what rnn/rnn_passes.hpp drives
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
+  // activation/activation_registry.hpp
+  const SolverRegistry<ActivationSolver>* activation = nullptr;
 };
 
 class Backend {

@@ -79,10 +79,10 @@ ActivationProblem::ActivationProblem(ActivDirection direction, const ActivMode& 
   } else {
     check_output(y_, "yDesc");
   }
-  ANYDNN_CHECK(x_.type() == miopenFloat || x_.type() == miopenHalf || x_.type() == miopenBFloat16,
-               miopenStatusNotImplemented,
-               "activation supports float, half and bfloat16 data, not "
-                   << data_type_name(x_.type()));
+  ANYDNN_CHECK(
+      x_.type() == miopenFloat || x_.type() == miopenHalf || x_.type() == miopenBFloat16,
+      miopenStatusNotImplemented,
+      "activation supports float, half and bfloat16 data, not " << data_type_name(x_.type()));
   geometry_ = make_activ_geometry(walk, primary);
 
   params_.alpha = static_cast<float>(mode.alpha);

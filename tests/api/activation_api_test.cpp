@@ -42,11 +42,10 @@ TEST(ActivationApi, DescriptorRoundTripsAndRejectsBadModes) {
   EXPECT_EQ(a, 0.5);
   EXPECT_EQ(b, 1.5);
   EXPECT_EQ(g, 2.5);
-  expect_failure(miopenStatusBadParm, "miopenSetActivationDescriptor", "invalid activation mode",
-                 [&] {
-                   return miopenSetActivationDescriptor(
-                       d, static_cast<miopenActivationMode_t>(10), 1, 1, 1);
-                 });
+  expect_failure(
+      miopenStatusBadParm, "miopenSetActivationDescriptor", "invalid activation mode", [&] {
+        return miopenSetActivationDescriptor(d, static_cast<miopenActivationMode_t>(10), 1, 1, 1);
+      });
   expect_failure(miopenStatusBadParm, "miopenGetActivationDescriptor", "mode is a null pointer",
                  [&] { return miopenGetActivationDescriptor(d, nullptr, &a, &b, &g); });
   ASSERT_EQ(miopenDestroyActivationDescriptor(d), miopenStatusSuccess);
@@ -75,14 +74,12 @@ TEST(ActivationApi, EveryModeMatchesTheReference) {
     ASSERT_EQ(miopenActivationForward(h, act, &one, t, x.data(), &zero, t, y.data()),
               miopenStatusSuccess);
     const double tol = ref::activation_tolerance(miopenFloat);
-    EXPECT_EQ(ref::activation_mismatch(ref::activation_forward(rd, as_double(x)), as_double(y),
-                                       tol),
-              -1);
+    EXPECT_EQ(
+        ref::activation_mismatch(ref::activation_forward(rd, as_double(x)), as_double(y), tol), -1);
     ASSERT_EQ(miopenActivationBackward(h, act, &one, t, y.data(), t, dy.data(), t, x.data(), &zero,
                                        t, dx.data()),
               miopenStatusSuccess);
-    const auto want_dx =
-        ref::activation_backward(rd, as_double(dy), as_double(x), as_double(y));
+    const auto want_dx = ref::activation_backward(rd, as_double(dy), as_double(x), as_double(y));
     EXPECT_EQ(ref::activation_mismatch(want_dx, as_double(dx), tol), -1);
     // Blended: out = 0.5 f + 0.25 out.
     const float a = 0.5f, b = 0.25f;
@@ -151,8 +148,8 @@ TEST(ActivationApi, MiopenEdgeRules) {
   ASSERT_EQ(miopenActivationBackward(h, power, &one, t, y.data(), t, dy.data(), t, x.data(), &zero,
                                      t, dx1.data()),
             miopenStatusSuccess);
-  ASSERT_EQ(miopenActivationBackward(h, power, &one, t, y.data(), t, dy2.data(), t, x.data(),
-                                     &zero, t, dx2.data()),
+  ASSERT_EQ(miopenActivationBackward(h, power, &one, t, y.data(), t, dy2.data(), t, x.data(), &zero,
+                                     t, dx2.data()),
             miopenStatusSuccess);
   EXPECT_EQ(dx1, dx2);
   EXPECT_FLOAT_EQ(dx1[3], 2.0f * 1.0f * 9.0f / 3.0f);  // gamma * beta * y / (alpha + beta x)
@@ -190,8 +187,7 @@ TEST(ActivationApi, BadInputReturnsStatusWithReasonAndWritesNothing) {
                  fwd(h, relu, t, x.data(), t, y.data(), nullptr));
   Tensor overlap;
   const int lens[] = {2, 3, 4, 5}, strides[] = {1, 1, 1, 1};
-  ASSERT_EQ(miopenSetTensorDescriptor(overlap, miopenFloat, 4, lens, strides),
-            miopenStatusSuccess);
+  ASSERT_EQ(miopenSetTensorDescriptor(overlap, miopenFloat, 4, lens, strides), miopenStatusSuccess);
   expect_failure(miopenStatusBadParm, fn, "overlap",
                  fwd(h, relu, t, x.data(), overlap, y.data(), &one));
   const char* bfn = "miopenActivationBackward";
@@ -204,8 +200,8 @@ TEST(ActivationApi, BadInputReturnsStatusWithReasonAndWritesNothing) {
                                     dx.data());
   });
   expect_failure(miopenStatusBadParm, bfn, "beta is a null pointer", [&] {
-    return miopenActivationBackward(h, relu, &one, t, y.data(), t, dy.data(), t, x.data(),
-                                    nullptr, t, dx.data());
+    return miopenActivationBackward(h, relu, &one, t, y.data(), t, dy.data(), t, x.data(), nullptr,
+                                    t, dx.data());
   });
   for (float v : y)
     EXPECT_EQ(v, 7.0f);

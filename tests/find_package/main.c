@@ -20,8 +20,8 @@ static int activation_works(miopenHandle_t h) {
   bad |= miopenSetActivationDescriptor(a, miopenActivationLEAKYRELU, 0.1, 0.0, 0.0) !=
          miopenStatusSuccess;
   bad |= miopenActivationForward(h, a, &one, t, x, &zero, t, y) != miopenStatusSuccess;
-  bad |= miopenActivationBackward(h, a, &one, t, y, t, dy, t, x, &zero, t, dx) !=
-         miopenStatusSuccess;
+  bad |=
+      miopenActivationBackward(h, a, &one, t, y, t, dy, t, x, &zero, t, dx) != miopenStatusSuccess;
   for (i = 0; i < 6 && !bad; ++i) {
     const float want_y = x[i] > 0.0f ? x[i] : 0.1f * x[i];
     const float want_dx = x[i] > 0.0f ? 1.0f : 0.1f;

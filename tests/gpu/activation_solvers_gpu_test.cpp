@@ -46,7 +46,9 @@ test::ActivRunner device_runner(const ActivationSolver& s, const ExecutionContex
       return d;
     };
     const test::DeviceTensor x = dev(b.x), y = dev(b.y), dy = dev(b.dy), out = dev(b.out);
-    auto at = [offset](const test::DeviceTensor& d) { return static_cast<char*>(d.data()) + offset; };
+    auto at = [offset](const test::DeviceTensor& d) {
+      return static_cast<char*>(d.data()) + offset;
+    };
     ActivationBuffers ab;
     ab.x = at(x);
     ab.alpha = alpha;
@@ -122,7 +124,8 @@ TEST(ActivationSolversGpuExtra, ResultsAreDeterministic) {
   std::mt19937 rng(test::fresh_seed());
   for (const auto& e : g.backend->activation_solvers().entries()) {
     const TensorDescriptor d(miopenHalf, {4, 16, 33, 35});
-    const ActivationProblem p(ActivDirection::Forward, {miopenActivationTANH, 0.7, 1.3, 0}, {&d, &d});
+    const ActivationProblem p(ActivDirection::Forward, {miopenActivationTANH, 0.7, 1.3, 0},
+                              {&d, &d});
     driver::HostTensor x = test::host_tensor(d), first = x, second = x;
     x.fill_uniform(rng, -2.0, 2.0, 1.0);
     for (driver::HostTensor* out : {&first, &second}) {
@@ -166,10 +169,10 @@ TEST(ActivationApiGpu, ForwardAndBackwardOnDeviceMemory) {
   const auto xs = ref::to_logical(x.view()), ys = ref::to_logical(y.view());
   const double tol = ref::activation_tolerance(miopenFloat);
   EXPECT_EQ(ref::activation_mismatch(ref::activation_forward(rd, xs), ys, tol), -1);
-  EXPECT_EQ(ref::activation_mismatch(
-                ref::activation_backward(rd, ref::to_logical(dy.view()), xs, ys),
-                ref::to_logical(dx.view()), tol),
-            -1);
+  EXPECT_EQ(
+      ref::activation_mismatch(ref::activation_backward(rd, ref::to_logical(dy.view()), xs, ys),
+                               ref::to_logical(dx.view()), tol),
+      -1);
   miopenDestroyActivationDescriptor(a);
   miopenDestroyTensorDescriptor(t);
   miopenDestroy(h);

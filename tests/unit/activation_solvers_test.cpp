@@ -129,9 +129,9 @@ TEST(ActivationProblem, ValidatesDescriptorsAndPrintsMiopensLogCmd) {
   EXPECT_EQ(status({&ints, &ints}), miopenStatusNotImplemented);
   EXPECT_EQ(status({&x, &overlap}), miopenStatusBadParm);
   EXPECT_EQ(status({&x, &y, &x, nullptr}, ActivDirection::Backward), miopenStatusBadParm);
-  EXPECT_EQ(status({&x, &y}, ActivDirection::Forward,
-                   {static_cast<miopenActivationMode_t>(10), 1, 1, 1}),
-            miopenStatusBadParm);
+  EXPECT_EQ(
+      status({&x, &y}, ActivDirection::Forward, {static_cast<miopenActivationMode_t>(10), 1, 1, 1}),
+      miopenStatusBadParm);
 }
 
 }  // namespace

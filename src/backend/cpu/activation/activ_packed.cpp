@@ -49,8 +49,7 @@ class ActivPacked final : public ActivPackedSpec {
             if (b.beta != 0.0f)
               activ_rows::forward_row<M, true, true>(x + i0, 1, y + i0, 1, i1 - i0, p.params(), s);
             else
-              activ_rows::forward_row<M, true, false>(x + i0, 1, y + i0, 1, i1 - i0, p.params(),
-                                                      s);
+              activ_rows::forward_row<M, true, false>(x + i0, 1, y + i0, 1, i1 - i0, p.params(), s);
           });
         } else {
           const T* y = static_cast<const T*>(b.y);
@@ -61,8 +60,8 @@ class ActivPacked final : public ActivPackedSpec {
               activ_rows::backward_row<M, true, true>(x + i0, 1, y + i0, 1, dy + i0, 1, dx + i0, 1,
                                                       i1 - i0, p.params(), s);
             else
-              activ_rows::backward_row<M, true, false>(x + i0, 1, y + i0, 1, dy + i0, 1, dx + i0,
-                                                       1, i1 - i0, p.params(), s);
+              activ_rows::backward_row<M, true, false>(x + i0, 1, y + i0, 1, dy + i0, 1, dx + i0, 1,
+                                                       i1 - i0, p.params(), s);
           });
         }
       });

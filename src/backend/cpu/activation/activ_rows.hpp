@@ -14,8 +14,8 @@ struct Scale {
 };
 
 template <miopenActivationMode_t M, bool Unit, bool Prior, class T>
-inline void forward_row(const T* x, long long sx, T* y, long long sy,
-                        long long n, const activ::ActivParams& p, Scale s) {
+inline void forward_row(const T* x, long long sx, T* y, long long sy, long long n,
+                        const activ::ActivParams& p, Scale s) {
   if constexpr (Unit) sx = sy = 1;
   for (long long i = 0; i < n; ++i) {
     const float v = activ::forward<M>(to_float(x[i * sx]), p);
@@ -31,10 +31,9 @@ inline void backward_row(const T* x, long long sx, const T* y, long long sy, con
                          const activ::ActivParams& p, Scale s) {
   if constexpr (Unit) sx = sy = sdy = sdx = 1;
   for (long long i = 0; i < n; ++i) {
-    const float v = activ::backward<M>(to_float(dy[i * sdy]), to_float(x[i * sx]),
-                                       to_float(y[i * sy]), p);
-    dx[i * sdx] =
-        from_float<T>(Prior ? s.alpha * v + s.beta * to_float(dx[i * sdx]) : s.alpha * v);
+    const float v =
+        activ::backward<M>(to_float(dy[i * sdy]), to_float(x[i * sx]), to_float(y[i * sy]), p);
+    dx[i * sdx] = from_float<T>(Prior ? s.alpha * v + s.beta * to_float(dx[i * sdx]) : s.alpha * v);
   }
 }
 

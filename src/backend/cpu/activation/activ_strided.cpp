@@ -55,24 +55,22 @@ class ActivStrided final : public ActivStridedSpec {
       if (p.forward()) {
         T* y = static_cast<T*>(b.y);
         if (unit)
-          activ_rows::forward_row<M, true, Prior>(x + off[kX], 1, y + off[kY], 1, len,
-                                                  p.params(), s);
+          activ_rows::forward_row<M, true, Prior>(x + off[kX], 1, y + off[kY], 1, len, p.params(),
+                                                  s);
         else
-          activ_rows::forward_row<M, false, Prior>(x + off[kX], g.strides[kX][inner],
-                                                   y + off[kY], g.strides[kY][inner], len,
-                                                   p.params(), s);
+          activ_rows::forward_row<M, false, Prior>(x + off[kX], g.strides[kX][inner], y + off[kY],
+                                                   g.strides[kY][inner], len, p.params(), s);
       } else {
         const T* y = static_cast<const T*>(b.y);
         const T* dy = static_cast<const T*>(b.dy);
         T* dx = static_cast<T*>(b.dx);
         if (unit)
-          activ_rows::backward_row<M, true, Prior>(x + off[kX], 1, y + off[kY], 1, dy + off[kDy],
-                                                   1, dx + off[kDx], 1, len, p.params(), s);
+          activ_rows::backward_row<M, true, Prior>(x + off[kX], 1, y + off[kY], 1, dy + off[kDy], 1,
+                                                   dx + off[kDx], 1, len, p.params(), s);
         else
           activ_rows::backward_row<M, false, Prior>(
-              x + off[kX], g.strides[kX][inner], y + off[kY], g.strides[kY][inner],
-              dy + off[kDy], g.strides[kDy][inner], dx + off[kDx], g.strides[kDx][inner], len,
-              p.params(), s);
+              x + off[kX], g.strides[kX][inner], y + off[kY], g.strides[kY][inner], dy + off[kDy],
+              g.strides[kDy][inner], dx + off[kDx], g.strides[kDx][inner], len, p.params(), s);
       }
     }
   }

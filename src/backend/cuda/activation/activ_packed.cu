@@ -61,9 +61,9 @@ __global__ void __launch_bounds__(kBlock)
     if constexpr (Prior) out = reinterpret_cast<const P*>(dx)[i];
 #pragma unroll
     for (int k = 0; k < V; ++k)
-      out.v[k] = store<T>(out_value(
-          activ::backward<M>(load(dyv.v[k]), load(xv.v[k]), load(yv.v[k]), p), alpha, beta,
-          out.v[k], Prior));
+      out.v[k] =
+          store<T>(out_value(activ::backward<M>(load(dyv.v[k]), load(xv.v[k]), load(yv.v[k]), p),
+                             alpha, beta, out.v[k], Prior));
     reinterpret_cast<P*>(dx)[i] = out;
   }
   for (long long i = nv * V + first; i < n; i += step)
@@ -89,7 +89,8 @@ class ActivPacked final : public ActivPackedSpec {
     CudaBackend& be = backend_of(ctx);
     const long long n = p.geometry().count;
     const bool fwd = p.forward();
-    const bool vec = aligned16(b.x) && aligned16(b.y) && (fwd || (aligned16(b.dy) && aligned16(b.dx)));
+    const bool vec =
+        aligned16(b.x) && aligned16(b.y) && (fwd || (aligned16(b.dy) && aligned16(b.dx)));
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
       constexpr int kV = 16 / sizeof(T);
@@ -116,19 +117,19 @@ class ActivPacked final : public ActivPackedSpec {
       if (b.beta != 0.0f)
         packed_forward<M, T, V, true><<<grid, kBlock, 0, s>>>(x, y, n, p.params(), b.alpha, b.beta);
       else
-        packed_forward<M, T, V, false><<<grid, kBlock, 0, s>>>(x, y, n, p.params(), b.alpha,
-                                                               b.beta);
+        packed_forward<M, T, V, false>
+            <<<grid, kBlock, 0, s>>>(x, y, n, p.params(), b.alpha, b.beta);
       return;
     }
     const T* y = static_cast<const T*>(b.y);
     const T* dy = static_cast<const T*>(b.dy);
     T* dx = static_cast<T*>(b.dx);
     if (b.beta != 0.0f)
-      packed_backward<M, T, V, true><<<grid, kBlock, 0, s>>>(x, y, dy, dx, n, p.params(), b.alpha,
-                                                             b.beta);
+      packed_backward<M, T, V, true>
+          <<<grid, kBlock, 0, s>>>(x, y, dy, dx, n, p.params(), b.alpha, b.beta);
     else
-      packed_backward<M, T, V, false><<<grid, kBlock, 0, s>>>(x, y, dy, dx, n, p.params(),
-                                                              b.alpha, b.beta);
+      packed_backward<M, T, V, false>
+          <<<grid, kBlock, 0, s>>>(x, y, dy, dx, n, p.params(), b.alpha, b.beta);
   }
 };
 

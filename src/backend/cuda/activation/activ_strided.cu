@@ -14,8 +14,8 @@ namespace anydnn::cuda {
 namespace {
 
 constexpr unsigned kBlock = 256;
-constexpr int kX = ActivationProblem::kX, kY = ActivationProblem::kY,
-              kDx = ActivationProblem::kDx, kDy = ActivationProblem::kDy;
+constexpr int kX = ActivationProblem::kX, kY = ActivationProblem::kY, kDx = ActivationProblem::kDx,
+              kDy = ActivationProblem::kDy;
 
 __device__ inline void offsets(const ActivGeometry& g, long long i,
                                long long (&off)[ActivGeometry::kMaxTensors]) {
@@ -50,8 +50,7 @@ __global__ void __launch_bounds__(kBlock)
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     long long off[ActivGeometry::kMaxTensors];
     offsets(g, i, off);
-    const float v =
-        activ::backward<M>(load(dy[off[kDy]]), load(x[off[kX]]), load(y[off[kY]]), p);
+    const float v = activ::backward<M>(load(dy[off[kDy]]), load(x[off[kX]]), load(y[off[kY]]), p);
     dx[off[kDx]] = store<T>(Prior ? alpha * v + beta * load(dx[off[kDx]]) : alpha * v);
   }
 }
@@ -75,21 +74,21 @@ class ActivStrided final : public ActivStridedSpec {
         if (p.forward()) {
           T* y = static_cast<T*>(b.y);
           if (prior)
-            strided_forward<M, T, true><<<grid, kBlock, 0, s>>>(g, x, y, p.params(), b.alpha,
-                                                                b.beta);
+            strided_forward<M, T, true>
+                <<<grid, kBlock, 0, s>>>(g, x, y, p.params(), b.alpha, b.beta);
           else
-            strided_forward<M, T, false><<<grid, kBlock, 0, s>>>(g, x, y, p.params(), b.alpha,
-                                                                 b.beta);
+            strided_forward<M, T, false>
+                <<<grid, kBlock, 0, s>>>(g, x, y, p.params(), b.alpha, b.beta);
         } else {
           const T* y = static_cast<const T*>(b.y);
           const T* dy = static_cast<const T*>(b.dy);
           T* dx = static_cast<T*>(b.dx);
           if (prior)
-            strided_backward<M, T, true><<<grid, kBlock, 0, s>>>(g, x, y, dy, dx, p.params(),
-                                                                 b.alpha, b.beta);
+            strided_backward<M, T, true>
+                <<<grid, kBlock, 0, s>>>(g, x, y, dy, dx, p.params(), b.alpha, b.beta);
           else
-            strided_backward<M, T, false><<<grid, kBlock, 0, s>>>(g, x, y, dy, dx, p.params(),
-                                                                  b.alpha, b.beta);
+            strided_backward<M, T, false>
+                <<<grid, kBlock, 0, s>>>(g, x, y, dy, dx, p.params(), b.alpha, b.beta);
         }
       });
     });
