@@ -1,5 +1,6 @@
 #include "problem/activation_problem.hpp"
 
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -52,6 +53,14 @@ std::vector<size_t> driver_lens(const TensorDescriptor& x) {
   return l;
 }
 
+// A double descriptor parameter in fp32: out-of-range values become infinities (a plain cast
+// of a double beyond float's range is undefined behaviour).
+float to_float_saturated(double v) {
+  if (v > std::numeric_limits<float>::max()) return std::numeric_limits<float>::infinity();
+  if (v < -std::numeric_limits<float>::max()) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(v);  // NaN stays NaN
+}
+
 }  // namespace
 
 std::string ActivationProblem::driver_base(miopenDataType_t type) {
@@ -85,11 +94,11 @@ ActivationProblem::ActivationProblem(ActivDirection direction, const ActivMode& 
       "activation supports float, half and bfloat16 data, not " << data_type_name(x_.type()));
   geometry_ = make_activ_geometry(walk, primary);
 
-  params_.alpha = static_cast<float>(mode.alpha);
-  params_.beta = static_cast<float>(mode.beta);
-  params_.gamma = static_cast<float>(mode.gamma);
+  params_.alpha = to_float_saturated(mode.alpha);
+  params_.beta = to_float_saturated(mode.beta);
+  params_.gamma = to_float_saturated(mode.gamma);
   params_.eps = x_.type() == miopenFloat ? 1e-6f : 1e-4f;
-  params_.diff_scale = static_cast<float>(mode.beta * mode.gamma);
+  params_.diff_scale = to_float_saturated(mode.beta * mode.gamma);
 
   // MIOpen's LogCmdActivation, with the extensions the header describes.
   const std::vector<size_t> l = driver_lens(x_);
