@@ -80,7 +80,8 @@ INSTANTIATE_TEST_SUITE_P(Solvers, ActivationSolverAlone,
                          ::testing::ValuesIn(every_cpu_activation_solver()),
                          [](const auto& info) { return info.param; });
 
-// The list's strided lines are not all taken by ActivPacked: the fallback has work of its own.
+// The geometry: packed tensors of one layout merge to one dimension (ActivPacked), others keep
+// what the strided walk needs.
 TEST(ActivationGeometry, PackedLayoutsMergeToOneDimension) {
   const TensorDescriptor nchw = TensorDescriptor::with_layout(miopenFloat, "NCHW", {2, 3, 4, 5});
   const TensorDescriptor nhwc = TensorDescriptor::with_layout(miopenFloat, "NHWC", {2, 3, 4, 5});
