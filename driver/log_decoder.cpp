@@ -5,6 +5,7 @@
 #include <exception>
 #include <sstream>
 
+#include "activ_spec.hpp"
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
 
@@ -70,14 +71,15 @@ Prefixed split_prefix(std::string_view line) {
 std::string family_of(const std::string& base) {
   if (base.rfind("conv", 0) == 0) return "conv";
   if (base.rfind("bnorm", 0) == 0) return "bnorm";
+  if (base.rfind("activ", 0) == 0) return "activ";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
-  static const char* bases[] = {"conv",       "convfp16",  "convbfp16",     "convint8",
-                                "bnorm",      "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
-                                "bnormbfp16", "rnn",       "rnnfp16",       "rnn_seq",
-                                "rnn_seqfp16"};
+  static const char* bases[] = {"conv",        "convfp16",  "convbfp16",     "convint8",
+                                "bnorm",       "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
+                                "bnormbfp16",  "rnn",       "rnnfp16",       "rnn_seq",
+                                "rnn_seqfp16", "activ",     "activfp16",     "activbfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -347,6 +349,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_bn_line(join(args), spec)) return fail(*err);
       return to_bn_driver_args(spec);
     }
+    if (family_of(base) == "activ") {
+      ActivSpec spec;
+      if (auto err = parse_activ_line(join(args), spec)) return fail(*err);
+      return to_activ_driver_args(spec);
+    }
   } catch (const std::exception& e) {
     return fail(e.what());
   }
@@ -484,6 +491,25 @@ void LogDecoder::close_block(const Block& b) {
                      : fn.find("BackwardWeights") != std::string::npos ? 4
                                                                        : 1;
     add(line + " -F " + std::to_string(forw), true, b.line);
+    return;
+  }
+  if (fn == "miopenActivationForward" || fn == "miopenActivationBackward") {
+    const std::string* xv = arg(a, {"xDesc"});
+    const std::string* av = arg(a, {"activDesc"});
+    TensorValue x;
+    if (!xv || !av || !parse_tensor(*xv, x, err)) {
+      warn(b.line, fn + ": " + (err.empty() ? "block lacks xDesc / activDesc" : err));
+      return;
+    }
+    bool strided = false;
+    const std::string layout = layout_of(x, &strided);
+    const auto line =
+        activ_block_command(fn == "miopenActivationForward", x.lens, layout, *av, &err);
+    if (!line) {
+      warn(b.line, fn + ": " + err);
+      return;
+    }
+    add(*line, true, b.line);
     return;
   }
   if (fn.rfind("miopenBatchNormalization", 0) == 0) {

@@ -1,10 +1,12 @@
 // MIOpenDriver: MIOpen's benchmark and verification command line, on anydnn.
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
 //                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
-//                                   rnn_seq, rnn_seqfp16
+//                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16
 #include <iostream>
 #include <string>
 
+#include "activ_driver.hpp"
+#include "activ_spec.hpp"
 #include "bn_driver.hpp"
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"
@@ -17,7 +19,7 @@ void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
                "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
-               "                 rnn_seqfp16\n"
+               "                 rnn_seqfp16, activ, activfp16, activbfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -46,6 +48,14 @@ int main(int argc, char** argv) {
   if (anydnn::driver::bn_base_types(base, bn_data, bn_param)) {
     try {
       return anydnn::driver::run_bn_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (miopenDataType_t activ_type; anydnn::driver::activ_base_type(base, activ_type)) {
+    try {
+      return anydnn::driver::run_activ_driver(base, argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

@@ -1,31 +1,27 @@
-// C API: activation descriptors. The descriptor calls work; ActivationForward/Backward are not
-// part of any planned issue yet and return NotImplemented.
+// C API: activation (descriptor, forward, backward). The shims resolve the opaque arguments,
+// build the ActivationProblem (which validates them), log MIOpen's LogCmdActivation line and run
+// the problem through the front-end (activation/activation_ops.hpp). Semantics beyond MIOpen's:
+// bfloat16 data (MIOpen: NotImplemented) and alpha/beta other than 1/0 (MIOpen throws "Only
+// alpha=1 and beta=0 is supported"), both documented in docs/api-status.md.
 #include <miopen/miopen.h>
 
+#include "activation/activation_ops.hpp"
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
-#include "api/not_implemented.hpp"
+#include "api/api_objects.hpp"
+#include "api/conv_call.hpp"  // read_scale
 
 using namespace anydnn;
 using namespace anydnn::api;
 
 namespace {
 
-constexpr uint32_t kActivationTag = 0x414e4131u;
+void require(const void* p, const char* name) {
+  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
+}
 
-struct ActivationObject : miopenActivationDescriptor {
-  ~ActivationObject() { tag = 0; }
-  uint32_t tag = kActivationTag;
-  miopenActivationMode_t mode = miopenActivationPASTHRU;
-  double alpha = 0.0, beta = 0.0, gamma = 0.0;
-};
-
-ActivationObject& deref_activation(miopenActivationDescriptor_t d) {
-  ANYDNN_CHECK_BADPARM(d != nullptr, "activDesc is a null pointer");
-  auto* o = static_cast<ActivationObject*>(d);
-  ANYDNN_CHECK_BADPARM(o->tag == kActivationTag,
-                       "activDesc does not point to a live activation descriptor");
-  return *o;
+void log_activation_command(const Config& cfg, const ActivationProblem& p) {
+  if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdActivation", p.key());
 }
 
 }  // namespace
@@ -46,13 +42,14 @@ extern "C" miopenStatus_t miopenSetActivationDescriptor(
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, activDesc, mode, activAlpha, activBeta, activGamma);
   return guard(cfg, __func__, [&] {
-    auto& o = deref_activation(activDesc);
-    ANYDNN_CHECK_BADPARM(mode >= miopenActivationPASTHRU && mode <= miopenActivationELU,
-                         "invalid activation mode " << static_cast<int>(mode));
-    o.mode = mode;
-    o.alpha = activAlpha;
-    o.beta = activBeta;
-    o.gamma = activGamma;
+    auto& d = deref(activDesc);
+    const long long m = raw_enum(mode);
+    ANYDNN_CHECK_BADPARM(m >= miopenActivationPASTHRU && m <= miopenActivationELU,
+                         "invalid activation mode " << m);
+    d.mode = static_cast<miopenActivationMode_t>(m);
+    d.alpha = activAlpha;
+    d.beta = activBeta;
+    d.gamma = activGamma;
   });
 }
 
@@ -62,11 +59,11 @@ extern "C" miopenStatus_t miopenGetActivationDescriptor(
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, activDesc, mode, activAlpha, activBeta, activGamma);
   return guard(cfg, __func__, [&] {
-    const auto& o = deref_activation(activDesc);
-    deref_out(mode, "mode") = o.mode;
-    deref_out(activAlpha, "activAlpha") = o.alpha;
-    deref_out(activBeta, "activBeta") = o.beta;
-    deref_out(activGamma, "activGamma") = o.gamma;
+    const auto& d = deref(activDesc);
+    deref_out(mode, "mode") = d.mode;
+    deref_out(activAlpha, "activAlpha") = d.alpha;
+    deref_out(activBeta, "activBeta") = d.beta;
+    deref_out(activGamma, "activGamma") = d.gamma;
   });
 }
 
@@ -75,25 +72,64 @@ extern "C" miopenStatus_t miopenDestroyActivationDescriptor(
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, activDesc);
   return guard(cfg, __func__, [&] {
-    deref_activation(activDesc);
+    deref(activDesc);
     delete static_cast<ActivationObject*>(activDesc);
   });
 }
 
 extern "C" miopenStatus_t miopenActivationForward(miopenHandle_t handle,
-                                                  const miopenActivationDescriptor_t, const void*,
-                                                  const miopenTensorDescriptor_t, const void*,
-                                                  const void*, const miopenTensorDescriptor_t,
-                                                  void*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "activation");
+                                                  const miopenActivationDescriptor_t activDesc,
+                                                  const void* alpha,
+                                                  const miopenTensorDescriptor_t xDesc,
+                                                  const void* x, const void* beta,
+                                                  const miopenTensorDescriptor_t yDesc, void* y) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, activDesc, alpha, xDesc, x, beta, yDesc, y);
+  return guard(cfg, __func__, [&] {
+    Handle& h = deref(handle);
+    ActivDescriptors d;
+    d.x = &deref_set(xDesc, "xDesc");
+    d.y = &deref_set(yDesc, "yDesc");
+    const ActivationProblem p(ActivDirection::Forward, deref(activDesc), d);
+    log_activation_command(cfg, p);
+    ActivationBuffers b;
+    b.alpha = read_scale(alpha, "alpha");
+    b.beta = read_scale(beta, "beta");
+    require(x, "x");
+    require(y, "y");
+    b.x = x;
+    b.y = y;
+    activation_run(h, p, b);
+  });
 }
 
-extern "C" miopenStatus_t miopenActivationBackward(miopenHandle_t handle,
-                                                   const miopenActivationDescriptor_t, const void*,
-                                                   const miopenTensorDescriptor_t, const void*,
-                                                   const miopenTensorDescriptor_t, const void*,
-                                                   const miopenTensorDescriptor_t, const void*,
-                                                   const void*, const miopenTensorDescriptor_t,
-                                                   void*) {
-  ANYDNN_NOT_IMPLEMENTED(handle, "activation");
+extern "C" miopenStatus_t miopenActivationBackward(
+    miopenHandle_t handle, const miopenActivationDescriptor_t activDesc, const void* alpha,
+    const miopenTensorDescriptor_t yDesc, const void* y, const miopenTensorDescriptor_t dyDesc,
+    const void* dy, const miopenTensorDescriptor_t xDesc, const void* x, const void* beta,
+    const miopenTensorDescriptor_t dxDesc, void* dx) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, activDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+  return guard(cfg, __func__, [&] {
+    Handle& h = deref(handle);
+    ActivDescriptors d;
+    d.y = &deref_set(yDesc, "yDesc");
+    d.dy = &deref_set(dyDesc, "dyDesc");
+    d.x = &deref_set(xDesc, "xDesc");
+    d.dx = &deref_set(dxDesc, "dxDesc");
+    const ActivationProblem p(ActivDirection::Backward, deref(activDesc), d);
+    log_activation_command(cfg, p);
+    ActivationBuffers b;
+    b.alpha = read_scale(alpha, "alpha");
+    b.beta = read_scale(beta, "beta");
+    require(y, "y");
+    require(dy, "dy");
+    require(x, "x");
+    require(dx, "dx");
+    b.x = x;
+    b.y = const_cast<void*>(y);  // read only in backward
+    b.dy = dy;
+    b.dx = dx;
+    activation_run(h, p, b);
+  });
 }

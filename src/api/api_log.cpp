@@ -72,6 +72,26 @@ void log_value(std::ostream& os, miopenConvolutionDescriptor_t c) {
   }
 }
 
+// MIOpen's operator<< for an activation descriptor: the mode's name, then alpha, beta, gamma.
+void log_value(std::ostream& os, miopenActivationDescriptor_t a) {
+  const auto* o = peek<ActivationObject, ObjectTag::Activation>(a);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(a));
+    return;
+  }
+  static const char* const kNames[] = {"miopenActivationPASTHRU",   "miopenActivationLOGISTIC",
+                                       "miopenActivationTANH",      "miopenActivationRELU",
+                                       "miopenActivationSOFTRELU",  "miopenActivationABS",
+                                       "miopenActivationPOWER",     "miopenActivationCLIPPEDRELU",
+                                       "miopenActivationLEAKYRELU", "miopenActivationELU"};
+  const int m = static_cast<int>(o->desc.mode);
+  if (m >= 0 && m < 10)
+    os << kNames[m];
+  else
+    os << "Unknown: " << m;
+  os << ", " << o->desc.alpha << ", " << o->desc.beta << ", " << o->desc.gamma << ", ";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

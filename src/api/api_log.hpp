@@ -44,6 +44,7 @@ LogArray<T> log_array(const T* data, long count) {
 void log_value(std::ostream& os, miopenHandle_t h);
 void log_value(std::ostream& os, miopenTensorDescriptor_t t);
 void log_value(std::ostream& os, miopenConvolutionDescriptor_t c);
+void log_value(std::ostream& os, miopenActivationDescriptor_t a);
 void log_value(std::ostream& os, const void* p);
 void log_value(std::ostream& os, const char* s);
 

@@ -14,6 +14,7 @@
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
+#include "problem/activation_problem.hpp"
 
 namespace anydnn::api {
 
@@ -25,6 +26,7 @@ enum class ObjectTag : uint32_t {
   Rnn = 0x414e5231u,
   Dropout = 0x414e4431u,
   SeqTensor = 0x414e5331u,
+  Activation = 0x414e4131u,
 };
 
 struct HandleObject : miopenHandle {
@@ -64,6 +66,13 @@ struct SeqTensorObject : miopenSeqTensorDescriptor {
   SeqTensorDescriptor desc;
 };
 
+// miopenSetActivationDescriptor's arguments; a new descriptor is PASTHRU with zeros.
+struct ActivationObject : miopenActivationDescriptor {
+  ~ActivationObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Activation;
+  ActivMode desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -88,6 +97,10 @@ inline RnnDescriptor& deref(miopenRNNDescriptor_t r, const char* name = "rnnDesc
 }
 inline DropoutDescriptor& deref(miopenDropoutDescriptor_t d, const char* name = "dropoutDesc") {
   return deref_object<DropoutObject, ObjectTag::Dropout>(d, name).desc;
+}
+
+inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "activDesc") {
+  return deref_object<ActivationObject, ObjectTag::Activation>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

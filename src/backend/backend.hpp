@@ -20,6 +20,7 @@ template <class Solver>
 class SolverRegistry;
 class ConvSolver;
 class BnSolver;
+class ActivationSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
@@ -42,6 +43,8 @@ struct Primitives {
   const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
   RnnKernels* rnn = nullptr;          // rnn/rnn_kernels.hpp: what rnn/rnn_passes.hpp drives
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
+  // activation/activation_registry.hpp
+  const SolverRegistry<ActivationSolver>* activation = nullptr;
 };
 
 class Backend {
@@ -55,6 +58,9 @@ class Backend {
   virtual const Primitives& primitives() const = 0;
   const SolverRegistry<ConvSolver>& conv_solvers() const { return *primitives().conv; }
   const SolverRegistry<BnSolver>& bn_solvers() const { return *primitives().bn; }
+  const SolverRegistry<ActivationSolver>& activation_solvers() const {
+    return *primitives().activation;
+  }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }

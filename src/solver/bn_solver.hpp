@@ -1,7 +1,7 @@
 // The contract every batch-normalization solver implements (docs/adding-a-solver.md): a name,
 // applicability with a reason, and a run on concrete buffers. BN needs no workspace and no
 // tuning, so there is no Find: the front-end (bn/bn_ops.cpp) runs the first applicable solver
-// of the backend's ordered registry (bn/bn_registry.cpp).
+// of the backend's ordered registry (bn/bn_registry.hpp).
 #pragma once
 
 #include <string_view>
@@ -44,7 +44,7 @@ class BnSolver {
   virtual void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const = 0;
 };
 
-// Ordered: the first applicable solver runs (bn/bn_registry.cpp).
+// Ordered: the first applicable solver runs (bn/bn_registry.hpp).
 using BnSolverEntry = SolverEntry<BnSolver>;
 using BnSolverRegistry = SolverRegistry<BnSolver>;
 

@@ -1,8 +1,9 @@
 // The ordered list of one primitive family's solvers with their stable ids, for every family
 // (SolverRegistry<ConvSolver>, SolverRegistry<BnSolver>, ...). Order is priority: where nothing
 // else decides, the earlier solver wins. A family's list is built in one registry file (conv:
-// backend/*/conv_registry.cpp; bn: bn/bn_registry.cpp); the solver type only needs name() and a
-// static kRegistryLabel naming the family in the start-up check's message.
+// backend/*/conv_registry.cpp; bn: bn/bn_registry.hpp; activation:
+// activation/activation_registry.hpp); the solver type only needs name() and a static
+// kRegistryLabel naming the family in the start-up check's message.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "activation/activation_registry.hpp"
 #include "backend/backend.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
@@ -33,6 +34,7 @@ class CpuBackend final : public Backend {
                    std::to_string(config.num_threads) + "t"),
         conv_solvers_(cpu::make_conv_registry()),
         bn_solvers_(make_bn_registry<BackendKind::Cpu>()),
+        activation_solvers_(make_activation_registry<BackendKind::Cpu>()),
         conv_kernels_(cpu::make_conv_kernels(config.num_threads)),
         threads_(config.num_threads),
         isa_(config.cpu_isa),
@@ -40,6 +42,7 @@ class CpuBackend final : public Backend {
         dropout_kernels_(config.num_threads) {
     primitives_.conv = &conv_solvers_;
     primitives_.bn = &bn_solvers_;
+    primitives_.activation = &activation_solvers_;
     primitives_.conv_kernels = conv_kernels_.get();
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
@@ -73,6 +76,7 @@ class CpuBackend final : public Backend {
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
+  ActivationSolverRegistry activation_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   void* stream_ = nullptr;

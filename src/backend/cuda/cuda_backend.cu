@@ -6,6 +6,7 @@
 #include <cctype>
 #include <string>
 
+#include "activation/activation_registry.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
@@ -54,10 +55,12 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
     : stream_(static_cast<cudaStream_t>(stream)),
       conv_solvers_(make_conv_registry()),
       bn_solvers_(make_bn_registry<BackendKind::Cuda>()),
+      activation_solvers_(make_activation_registry<BackendKind::Cuda>()),
       conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
   primitives_.conv = &conv_solvers_;
   primitives_.bn = &bn_solvers_;
+  primitives_.activation = &activation_solvers_;
   primitives_.conv_kernels = conv_kernels_.get();
   primitives_.rnn = &rnn_kernels_;
   primitives_.dropout = &dropout_kernels_;

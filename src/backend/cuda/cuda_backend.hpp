@@ -13,6 +13,7 @@
 #include "backend/cuda/dropout.hpp"
 #include "backend/cuda/rnn/rnn_kernels.hpp"
 #include "conv/conv_kernels.hpp"
+#include "solver/activation_solver.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
 
@@ -48,6 +49,7 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
+  ActivationSolverRegistry activation_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   int device_ = 0;

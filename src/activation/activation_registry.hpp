@@ -1,0 +1,39 @@
+// The activation solvers in priority order: the first applicable one runs. One list for every
+// backend (each has the same solvers, with the same ids and names); each solver's factory is
+// specialised by the backend's file (backend/cpu/activation/<name>.cpp,
+// backend/cuda/activation/<name>.cu). Adding a solver = its spec (activation_solver_specs.hpp)
+// and kernels, one factory line and one list line here with a new id. Ids are stable: never
+// renumber or reuse one.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/config.hpp"
+#include "solver/activation_solver.hpp"
+
+namespace anydnn {
+
+// Declares factory `f` for every backend: the primary template is never defined, each backend
+// defines its specialisation.
+#define ANYDNN_ACTIVATION_SOLVER_FACTORY(f)                \
+  template <BackendKind K>                                 \
+  std::unique_ptr<ActivationSolver> f();                   \
+  template <>                                              \
+  std::unique_ptr<ActivationSolver> f<BackendKind::Cpu>(); \
+  template <>                                              \
+  std::unique_ptr<ActivationSolver> f<BackendKind::Cuda>()
+
+ANYDNN_ACTIVATION_SOLVER_FACTORY(make_activ_packed);
+ANYDNN_ACTIVATION_SOLVER_FACTORY(make_activ_strided);
+
+template <BackendKind K>
+ActivationSolverRegistry make_activation_registry() {
+  std::vector<ActivationSolverEntry> list;
+  list.push_back({1, make_activ_packed<K>()});
+  list.push_back({2, make_activ_strided<K>()});
+  return ActivationSolverRegistry(std::move(list));
+}
+
+}  // namespace anydnn
