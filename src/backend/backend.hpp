@@ -23,6 +23,7 @@ class BnSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
+class TensorOpSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -42,6 +43,8 @@ struct Primitives {
   const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
   RnnKernels* rnn = nullptr;          // rnn/rnn_kernels.hpp: what rnn/rnn_passes.hpp drives
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
+  // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
+  const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
 };
 
 class Backend {
@@ -58,6 +61,9 @@ class Backend {
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }
+  const SolverRegistry<TensorOpSolver>& tensor_op_solvers() const {
+    return *primitives().tensor_op;
+  }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;
