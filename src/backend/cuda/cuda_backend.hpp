@@ -15,6 +15,7 @@
 #include "conv/conv_kernels.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver/tensor_op_solver.hpp"
 
 namespace anydnn::cuda {
 
@@ -48,6 +49,7 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
+  TensorOpSolverRegistry tensor_op_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   int device_ = 0;
