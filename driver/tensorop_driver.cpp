@@ -127,7 +127,7 @@ int run_tensorop_driver(const std::string& base, int argc, const char* const* ar
     return kExitUsage;
   }
   const bool time = flags.get_int("time") != 0, wall = time && flags.get_int("wall") != 0;
-  const bool is_set = raw_op == 0, is_scale = raw_op == 1, is_op = raw_op >= 2;
+  const bool is_set = raw_op == 0, is_op = raw_op >= 2;  // else ScaleTensor
   const auto op = static_cast<miopenTensorOp_t>(is_op ? raw_op - 2 : 0);
 
   unsigned seed = 12345678;
