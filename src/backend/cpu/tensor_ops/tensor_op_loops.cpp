@@ -150,11 +150,11 @@ void fill(const TensorOpPlan& p, void* out, size_t r0, size_t r1, size_t c0, siz
   std::memcpy(&v, &p.fill_bits, sizeof v);
   U* c = static_cast<U*>(out);
   const size_t cs = p.c[p.ndim - 1];
-  for_rows(p, r0, r1, [&](size_t, size_t, size_t oc) {
+  // v by value: a captured reference could alias the output and block vectorisation.
+  for_rows(p, r0, r1, [v, c, cs, c0, c1](size_t, size_t, size_t oc) {
     U* o = c + oc;
     if (cs == 1)
-      for (size_t j = c0; j < c1; ++j)
-        o[j] = v;
+      std::fill(o + c0, o + c1, v);
     else
       for (size_t j = c0; j < c1; ++j)
         o[j * cs] = v;
