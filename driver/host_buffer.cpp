@@ -83,6 +83,9 @@ void HostTensor::set(size_t i, double v) {
     case miopenInt32:
       reinterpret_cast<int32_t*>(bytes.data())[i] = static_cast<int32_t>(std::lround(v));
       break;
+    case miopenDouble:
+      reinterpret_cast<double*>(bytes.data())[i] = v;
+      break;
     default:
       throw std::runtime_error("driver: unsupported data type");
   }

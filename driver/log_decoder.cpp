@@ -72,6 +72,7 @@ std::string family_of(const std::string& base) {
   if (base.rfind("conv", 0) == 0) return "conv";
   if (base.rfind("bnorm", 0) == 0) return "bnorm";
   if (base.rfind("activ", 0) == 0) return "activ";
+  if (base.rfind("tensorop", 0) == 0) return "tensorop";
   return "rnn";
 }
 
@@ -79,7 +80,8 @@ bool known_base(const std::string& b) {
   static const char* bases[] = {"conv",        "convfp16",  "convbfp16",     "convint8",
                                 "bnorm",       "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
                                 "bnormbfp16",  "rnn",       "rnnfp16",       "rnn_seq",
-                                "rnn_seqfp16", "activ",     "activfp16",     "activbfp16"};
+                                "rnn_seqfp16", "activ",     "activfp16",     "activbfp16",
+                                "tensorop",    "tensoropfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -354,10 +356,18 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_activ_line(join(args), spec)) return fail(*err);
       return to_activ_driver_args(spec);
     }
+    if (family_of(base) == "tensorop") {
+      // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
+      static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
+      for (size_t i = 1; i < args.size(); i += 2)
+        if (std::find(std::begin(known), std::end(known), args[i]) == std::end(known) ||
+            i + 1 >= args.size())
+          return fail("unexpected tensorop argument '" + args[i] + "'");
+    }
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  return join(args);  // rnn, rnn_seq: the driver parses them when replayed
+  return join(args);  // rnn, rnn_seq, tensorop: the driver parses them when replayed
 }
 
 void LogDecoder::warn(size_t line, const std::string& what) {
@@ -510,6 +520,31 @@ void LogDecoder::close_block(const Block& b) {
       return;
     }
     add(*line, true, b.line);
+    return;
+  }
+  if (fn == "miopenOpTensor" || fn == "miopenSetTensor" || fn == "miopenScaleTensor") {
+    // The blocks log the scalars as pointers: the command takes the driver's defaults for them
+    // (-A 1 -B 1 -G 0, -v 1), and tensorop for every type (the descriptors' values lack it).
+    const std::string* dv = arg(a, {"aDesc", "yDesc"});
+    TensorValue t;
+    if (!dv || !parse_tensor(*dv, t, err)) {
+      warn(b.line, fn + ": " + (err.empty() ? "block lacks aDesc / yDesc" : err));
+      return;
+    }
+    int o = fn == "miopenSetTensor" ? 0 : 1;
+    if (fn == "miopenOpTensor") {
+      std::vector<int> op;
+      const std::string* ov = arg(a, {"tensorOp"});
+      if (!ov || !parse_int_list(*ov, op) || op.size() != 1 || op[0] > 3) {
+        warn(b.line, fn + ": unreadable tensorOp");
+        return;
+      }
+      o = op[0] + 2;
+    }
+    const int w = t.lens.size() == 5 ? t.lens[3] * t.lens[4] : t.lens[3];
+    add("tensorop -n " + std::to_string(t.lens[0]) + " -c " + std::to_string(t.lens[1]) + " -H " +
+            std::to_string(t.lens[2]) + " -W " + std::to_string(w) + " -o " + std::to_string(o),
+        true, b.line);
     return;
   }
   if (fn.rfind("miopenBatchNormalization", 0) == 0) {

@@ -1,12 +1,13 @@
 // Turns MIOpen / anydnn log text into MIOpenDriver command lines (seed 002's manual procedure,
 // automated). Reads, in any mix and with lines of several threads interleaved:
 //  - command lines: `Command [LogCmdConvolution|LogCmdFindConvolution|LogCmdBNorm|LogCmdRNN|
-//    LogCmdActivation] ./bin/MIOpenDriver ...` and the bare `MIOpenDriver ...` echoes (MIOpen
-//    prints RNN commands on stdout too);
+//    LogCmdActivation] ./bin/MIOpenDriver ...`, `LogCmdTensorOp] ./bin/MIOpenDriver ...` and the
+//    bare `MIOpenDriver ...` echoes (MIOpen prints RNN commands on stdout too);
 //  - API-call blocks `miopenStatus_t miopenConvolutionForward(...){ ... }` for the convolution,
-//    batch-norm and activation calls, in MIOpen's current format (`xDesc = {lens}, {strides},
-//    packed, `, `activDesc = miopenActivationRELU, 1, 0, 1, `) and the 2018 one of seed 002
-//    (`xDesc = 100, 3, 32, 32`, `convDesc = p, q, u, v, l, j, `).
+//    batch-norm, activation and tensor-op (OpTensor, SetTensor, ScaleTensor) calls, in MIOpen's
+//    current format (`xDesc = {lens}, {strides}, packed, `, `activDesc = miopenActivationRELU, 1,
+//    0, 1, `) and the 2018 one of seed 002 (`xDesc = 100, 3, 32, 32`, `convDesc = p, q, u, v, l,
+//    j, `).
 // MIOpen's quirks are undone: its LogCmdBNorm swaps -s and -r (lines tagged MIOpen(HIP) or
 // MIOpen(OpenCL), or untagged, are swapped back; MIOpen(CPU|CUDA) lines are anydnn's and
 // already mean what the driver means); the `-t 1` of its RNN lines is dropped with every other

@@ -1,7 +1,8 @@
 // MIOpenDriver: MIOpen's benchmark and verification command line, on anydnn.
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
 //                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
-//                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16
+//                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16,
+//                                   tensorop, tensoropfp16
 #include <iostream>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "conv_driver.hpp"
 #include "decode_main.hpp"
 #include "rnn_driver.hpp"
+#include "tensorop_driver.hpp"
 
 namespace {
 
@@ -19,7 +21,8 @@ void print_bases() {
   std::cout << "Usage: MIOpenDriver <base> [flags]   (MIOpenDriver <base> -h lists the flags)\n"
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
                "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
-               "                 rnn_seqfp16, activ, activfp16, activbfp16\n"
+               "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
+               "                 tensoropfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -64,6 +67,14 @@ int main(int argc, char** argv) {
   if (base == "rnn" || base == "rnnfp16" || base == "rnn_seq" || base == "rnn_seqfp16") {
     try {
       return anydnn::driver::run_rnn_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (anydnn::driver::is_tensorop_base(base)) {
+    try {
+      return anydnn::driver::run_tensorop_driver(base, argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

@@ -1,7 +1,9 @@
 // Compute calls with descriptors built from the fuzzer's bytes: convolution (immediate mode with
 // a solution id from the bytes, Find + run with a workspace whose claimed size comes from the
 // bytes, bias), batch norm (training, inference, backward, V1 and V2), RNN (legacy and sequence
-// API with workspace / reserve sizes from the bytes) and dropout. Shapes stay small (every dim
+// API with workspace / reserve sizes from the bytes), dropout and the tensor ops (OpTensor with
+// a B of fuzzed lengths, SetTensor, ScaleTensor, TransformTensor between fuzzed descriptors).
+// Shapes stay small (every dim
 // <= 8, at most 4096 elements per tensor); whether the descriptors agree is up to the fuzzer.
 //
 // Every tensor buffer is allocated at the size its own descriptor needs
@@ -580,6 +582,47 @@ void rnn_seq(FuzzedDataProvider& fdp, miopenHandle_t h) {
                                       ws_ptr(fdp, rs), rs.size());
 }
 
+// Scalars are eight bytes, so a read in any data type (or MIOpen's float read of a 2-byte
+// value) stays in the buffer.
+void tensor_ops(FuzzedDataProvider& fdp, miopenHandle_t h) {
+  Tensor a, b, c;
+  const miopenDataType_t type = compute_type(fdp);
+  const int nd = fdp.ConsumeIntegralInRange(1, 6);
+  set_tensor(fdp, c, type, nd == 6 ? 0 : nd);
+  const int call = fdp.ConsumeIntegralInRange(0, 3);
+  if (call == 0 || call == 3) {
+    // A and B: C's shape, or other fuzzed descriptors (B's 1s broadcast), maybe another type.
+    const miopenDataType_t other = fdp.ConsumeIntegralInRange(0, 7) == 0 ? compute_type(fdp) : type;
+    set_tensor(fdp, a, other, fdp.ConsumeBool() ? nd : 0);
+    set_tensor(fdp, b, type, fdp.ConsumeBool() ? nd : 0);
+  }
+  if (!c.alloc(fdp)) return;
+  if ((call == 0 || call == 3) && !a.alloc(fdp)) return;
+  if (call == 0 && !b.alloc(fdp)) return;
+  uint64_t s1 = fdp.ConsumeIntegral<uint64_t>(), s2 = fdp.ConsumeIntegral<uint64_t>(),
+           s3 = fdp.ConsumeIntegral<uint64_t>();
+  if (fdp.ConsumeBool()) {  // ordinary values: 1.0f, 2.0f, 0.0f
+    s1 = 0x3f800000u;
+    s2 = 0x40000000u;
+    s3 = fdp.ConsumeBool() ? 0 : 0x3f000000u;
+  }
+  switch (call) {
+    case 0:
+      miopenOpTensor(h, enum_value<miopenTensorOp_t>(fdp, 3), &s1, a.desc, a.data(), &s2, b.desc,
+                     b.data(), &s3, c.desc, c.data());
+      break;
+    case 1:
+      miopenSetTensor(h, c.desc, c.data(), &s1);
+      break;
+    case 2:
+      miopenScaleTensor(h, c.desc, c.data(), &s1);
+      break;
+    case 3:
+      miopenTransformTensor(h, &s1, a.desc, a.data(), &s3, c.desc, c.data());
+      break;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -595,7 +638,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   miopenHandle_t h = nullptr;
   if (miopenCreate(&h) != miopenStatusSuccess) return 0;
   for (int step = 0; step < 3 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 4)) {
+    switch (fdp.ConsumeIntegralInRange(0, 5)) {
       case 0:
         convolution(fdp, h);
         break;
@@ -610,6 +653,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 4:
         dropout(fdp, h);
+        break;
+      case 5:
+        tensor_ops(fdp, h);
         break;
     }
   }

@@ -40,6 +40,11 @@ struct TensorObject : miopenTensorDescriptor {
   ~TensorObject() { tag = ObjectTag::Dead; }
   ObjectTag tag = ObjectTag::Tensor;
   TensorDescriptor desc;  // empty (not set) until a Set* call
+  // miopenSetTensorCastType: the type MIOpen's fp8 convolutions round this tensor to; the
+  // descriptor's own type until set. The tensor ops ignore it (as MIOpen's do); a convolution
+  // refuses a tensor whose cast type differs (conv_call.cpp) rather than run without the rounding.
+  miopenDataType_t cast_type = miopenFloat;
+  bool has_cast_type = false;
 };
 
 struct ConvolutionObject : miopenConvolutionDescriptor {
@@ -86,6 +91,9 @@ inline Handle& deref(miopenHandle_t h, const char* name = "handle") {
 }
 inline TensorDescriptor& deref(miopenTensorDescriptor_t t, const char* name = "tensorDesc") {
   return deref_object<TensorObject, ObjectTag::Tensor>(t, name).desc;
+}
+inline TensorObject& deref_tensor_object(miopenTensorDescriptor_t t, const char* name) {
+  return deref_object<TensorObject, ObjectTag::Tensor>(t, name);
 }
 inline ConvolutionDescriptor& deref(miopenConvolutionDescriptor_t c,
                                     const char* name = "convDesc") {

@@ -1,6 +1,7 @@
 #include "api/conv_call.hpp"
 
 #include <string>
+#include <utility>
 
 #include "api/api_objects.hpp"
 #include "core/logger.hpp"
@@ -13,6 +14,12 @@ ConvProblem make_conv_problem(ConvDirection dir, miopenTensorDescriptor_t x,
   const char* xname = dir == ConvDirection::BackwardData ? "dxDesc" : "xDesc";
   const char* wname = dir == ConvDirection::BackwardWeights ? "dwDesc" : "wDesc";
   const char* yname = dir == ConvDirection::Forward ? "yDesc" : "dyDesc";
+  for (auto [t, name] : {std::pair{x, xname}, std::pair{w, wname}, std::pair{y, yname}}) {
+    const TensorObject& o = deref_tensor_object(t, name);
+    ANYDNN_CHECK(!o.has_cast_type || o.cast_type == o.desc.type(), miopenStatusNotImplemented,
+                 name << " has a cast type (miopenSetTensorCastType, MIOpen's fp8 convolutions): "
+                         "not supported");
+  }
   return ConvProblem(dir, deref_set(x, xname), deref_set(w, wname), deref(conv, "convDesc"),
                      deref_set(y, yname));
 }

@@ -7,6 +7,10 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "core/data_type.hpp"
+#include "core/logger.hpp"
+#include "problem/tensor_op_problem.hpp"
+#include "tensor_ops/tensor_op_ops.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
@@ -167,9 +171,12 @@ extern "C" miopenStatus_t miopenSetTensorCastType(miopenTensorDescriptor_t tenso
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, tensorDesc, cast_type);
   return guard(cfg, __func__, [&] {
-    deref(tensorDesc);
-    ANYDNN_THROW(miopenStatusNotImplemented,
-                 "tensor cast types (fp8 convolution) are not supported");
+    auto& o = deref_tensor_object(tensorDesc, "tensorDesc");
+    ANYDNN_CHECK_BADPARM(is_valid_data_type(cast_type),
+                         "cast_type " << static_cast<int>(cast_type) << " is not a data type");
+    // Stored as MIOpen does (api_objects.hpp says who reads it).
+    o.cast_type = cast_type;
+    o.has_cast_type = true;
   });
 }
 
@@ -221,6 +228,23 @@ extern "C" miopenStatus_t miopenGetTensorNumBytes(miopenTensorDescriptor_t tenso
   });
 }
 
+// Tensor ops (issue 20 item 2): validated and planned by TensorOpProblem with MIOpen's rules,
+// run by the first applicable solver (tensor_ops/tensor_op_ops.hpp).
+namespace {
+
+void run_tensor_op(miopenHandle_t handle, const TensorOpProblem& p, const void* a, const void* b,
+                   void* c) {
+  Handle& h = deref(handle);
+  log_driver_command(h.config(), "LogCmdTensorOp", p.key());
+  tensor_op_run(h, p, TensorOpBuffers{a, b, c});
+}
+
+void require(const void* p, const char* name) {
+  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
+}
+
+}  // namespace
+
 extern "C" miopenStatus_t miopenOpTensor(miopenHandle_t handle, miopenTensorOp_t tensorOp,
                                          const void* alpha1, const miopenTensorDescriptor_t aDesc,
                                          const void* A, const void* alpha2,
@@ -229,7 +253,20 @@ extern "C" miopenStatus_t miopenOpTensor(miopenHandle_t handle, miopenTensorOp_t
                                          void* C) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, tensorOp, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
+  return guard(cfg, __func__, [&] {
+    deref(handle);
+    // As MIOpen: null data is BadParm before any shape check.
+    require(A, "A");
+    require(B, "B");
+    require(C, "C");
+    const long long op = raw_enum(tensorOp);
+    ANYDNN_CHECK_BADPARM(op >= miopenTensorOpAdd && op <= miopenTensorOpMax,
+                         "tensorOp " << op << " is not a miopenTensorOp_t");
+    const auto p = TensorOpProblem::op_tensor(static_cast<miopenTensorOp_t>(op),
+                                              deref_set(aDesc, "aDesc"), deref_set(bDesc, "bDesc"),
+                                              deref_set(cDesc, "cDesc"), alpha1, alpha2, beta);
+    run_tensor_op(handle, p, A, B, C);
+  });
 }
 
 extern "C" miopenStatus_t miopenSetTensor(miopenHandle_t handle,
@@ -237,7 +274,12 @@ extern "C" miopenStatus_t miopenSetTensor(miopenHandle_t handle,
                                           const void* alpha) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, yDesc, y, alpha);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
+  return guard(cfg, __func__, [&] {
+    deref(handle);
+    require(y, "y");
+    const auto p = TensorOpProblem::set_tensor(deref_set(yDesc, "yDesc"), alpha);
+    run_tensor_op(handle, p, nullptr, nullptr, y);
+  });
 }
 
 extern "C" miopenStatus_t miopenScaleTensor(miopenHandle_t handle,
@@ -245,7 +287,12 @@ extern "C" miopenStatus_t miopenScaleTensor(miopenHandle_t handle,
                                             const void* alpha) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, yDesc, y, alpha);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
+  return guard(cfg, __func__, [&] {
+    deref(handle);
+    require(y, "y");
+    const auto p = TensorOpProblem::scale_tensor(deref_set(yDesc, "yDesc"), alpha);
+    run_tensor_op(handle, p, nullptr, nullptr, y);
+  });
 }
 
 extern "C" miopenStatus_t miopenTransformTensor(miopenHandle_t handle, const void* alpha,
@@ -254,5 +301,12 @@ extern "C" miopenStatus_t miopenTransformTensor(miopenHandle_t handle, const voi
                                                 const miopenTensorDescriptor_t yDesc, void* y) {
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, alpha, xDesc, x, beta, yDesc, y);
-  return guard(cfg, __func__, [fn = __func__] { throw_not_implemented(fn, "tensor-operations"); });
+  return guard(cfg, __func__, [&] {
+    deref(handle);
+    require(x, "x");
+    require(y, "y");
+    const auto p = TensorOpProblem::transform_tensor(deref_set(xDesc, "xDesc"),
+                                                     deref_set(yDesc, "yDesc"), alpha, beta);
+    run_tensor_op(handle, p, x, nullptr, y);
+  });
 }

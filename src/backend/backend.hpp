@@ -24,6 +24,7 @@ class ActivationSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
+class TensorOpSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -45,6 +46,8 @@ struct Primitives {
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
   // activation/activation_registry.hpp
   const SolverRegistry<ActivationSolver>* activation = nullptr;
+  // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
+  const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
 };
 
 class Backend {
@@ -64,6 +67,9 @@ class Backend {
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }
+  const SolverRegistry<TensorOpSolver>& tensor_op_solvers() const {
+    return *primitives().tensor_op;
+  }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;

@@ -239,5 +239,30 @@ TEST(LogReplay, ReadsTimeSolverAndVerification) {
   EXPECT_EQ(read_replay_output("MIOpenDriver: bad flag\n", 2).verified, "error (rc 2)");
 }
 
+// Tensor ops: LogCmdTensorOp lines pass through (run flags dropped); OpTensor / SetTensor /
+// ScaleTensor blocks give the shape and -o (scalars are logged as pointers: driver defaults).
+TEST(LogDecoder, TensorOpCommandsAndBlocks) {
+  auto r = decode(
+      "MIOpen(HIP): Command [LogCmdTensorOp] ./bin/MIOpenDriver tensoropfp16 -A 1.000000 -B "
+      "2.000000 -G 0.000000 -n 4 -c 3 -H 2 -W 2 -o 3 -t 1\n");
+  ASSERT_EQ(r.commands.size(), 1u);
+  EXPECT_EQ(r.commands[0].command,
+            "tensoropfp16 -A 1.000000 -B 2.000000 -G 0.000000 -n 4 -c 3 -H 2 -W 2 -o 3");
+  r = decode(
+      "MIOpen(CPU): miopenStatus_t miopenOpTensor(miopenHandle_t, ...){\n"
+      "MIOpen(CPU): \ttensorOp = 3\n"
+      "MIOpen(CPU): \taDesc = {2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, packed, \n"
+      "MIOpen(CPU): }\n"
+      "MIOpen(CPU): miopenStatus_t miopenSetTensor(miopenHandle_t, ...){\n"
+      "MIOpen(CPU): \tyDesc = {1, 2, 3, 4}, {24, 12, 4, 1}, packed, \n"
+      "MIOpen(CPU): }\n");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command, "tensorop -n 2 -c 3 -H 4 -W 30 -o 5");
+  EXPECT_EQ(r.commands[1].command, "tensorop -n 1 -c 2 -H 3 -W 4 -o 0");
+  r = decode("Command [LogCmdTensorOp] ./bin/MIOpenDriver tensorop -n 1 --bogus 2\n");
+  EXPECT_TRUE(r.commands.empty());
+  EXPECT_EQ(r.warnings.size(), 1u);
+}
+
 }  // namespace
 }  // namespace anydnn::driver

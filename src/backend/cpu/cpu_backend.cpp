@@ -15,6 +15,7 @@
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
 #include "solver/conv_solver.hpp"
+#include "tensor_ops/tensor_op_registry.hpp"
 
 namespace anydnn {
 
@@ -39,13 +40,15 @@ class CpuBackend final : public Backend {
         threads_(config.num_threads),
         isa_(config.cpu_isa),
         rnn_kernels_(config.cpu_isa, config.num_threads),
-        dropout_kernels_(config.num_threads) {
+        dropout_kernels_(config.num_threads),
+        tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()) {
     primitives_.conv = &conv_solvers_;
     primitives_.bn = &bn_solvers_;
     primitives_.activation = &activation_solvers_;
     primitives_.conv_kernels = conv_kernels_.get();
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
+    primitives_.tensor_op = &tensor_op_solvers_;
   }
 
   BackendKind kind() const override { return BackendKind::Cpu; }
@@ -84,6 +87,7 @@ class CpuBackend final : public Backend {
   CpuIsa isa_ = CpuIsa::Generic;
   cpu::CpuRnnKernels rnn_kernels_;
   cpu::CpuDropoutKernels dropout_kernels_;
+  TensorOpSolverRegistry tensor_op_solvers_;
 };
 
 }  // namespace

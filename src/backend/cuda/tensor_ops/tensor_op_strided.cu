@@ -1,0 +1,28 @@
+// TensorOpStrided (CUDA): see tensor_op_kernels.hpp, TensorOpWalk::Strided.
+#include "backend/cuda/cuda_backend.hpp"
+#include "backend/cuda/tensor_ops/tensor_op_kernels.hpp"
+#include "tensor_ops/tensor_op_registry.hpp"
+#include "tensor_ops/tensor_op_solver_specs.hpp"
+
+namespace anydnn::cuda {
+
+namespace {
+
+class TensorOpStrided final : public TensorOpStridedSpec {
+ public:
+  void run(const ExecutionContext& ctx, const TensorOpPlan& p,
+           const TensorOpBuffers& b) const override {
+    launch_tensor_op(p, b, TensorOpWalk::Strided, backend_of(ctx).cuda_stream());
+  }
+};
+
+}  // namespace
+
+}  // namespace anydnn::cuda
+
+namespace anydnn {
+template <>
+std::unique_ptr<TensorOpSolver> make_tensor_op_strided<BackendKind::Cuda>() {
+  return std::make_unique<cuda::TensorOpStrided>();
+}
+}  // namespace anydnn
