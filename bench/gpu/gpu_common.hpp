@@ -154,10 +154,19 @@ struct Options {
   TimingPlan plan;
 };
 
-// The three modes; each returns its rows (also printed as they come, and appended to the CSV).
+// The modes; each returns its rows (also printed as they come, and appended to the CSV).
 std::vector<Row> run_conv(const Options& o, const std::string& precision);
 std::vector<Row> run_bn(const Options& o, const std::string& precision);
 std::vector<Row> run_rnn(const Options& o, const std::string& precision);
+std::vector<Row> run_eltwise(const Options& o, const std::string& precision);
+
+// A spatial NCHW shape of the bnorm shape file, with its multiplicity in the network.
+struct SpatialShape {
+  std::vector<int> lens;
+  int count = 1;
+  std::string name;
+};
+std::vector<SpatialShape> load_bn_shapes(const std::string& file, const std::string& filter);
 
 // The anydnn handle on `stream` (CUDA backend); fails if the handle is not on CUDA.
 miopenHandle_t make_anydnn_handle(cudaStream_t stream);
