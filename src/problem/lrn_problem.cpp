@@ -1,5 +1,6 @@
 #include "problem/lrn_problem.hpp"
 
+#include <climits>
 #include <sstream>
 #include <string>
 
@@ -68,6 +69,9 @@ LrnProblem::LrnProblem(LrnDirection direction, const LrnParams& params, const Lr
   ANYDNN_CHECK_BADPARM(m == miopenLRNWithinChannel || m == miopenLRNCrossChannel,
                        "LRN mode " << m << " is not valid");
   ANYDNN_CHECK_BADPARM(params.n >= 1, "lrnN is 0; the LRN window needs at least one element");
+  // MIOpen reads lrnN as an int ("Wrong LRN kernel size" when its pads come out negative).
+  ANYDNN_CHECK_BADPARM(params.n <= static_cast<unsigned>(INT_MAX),
+                       "lrnN " << params.n << " is larger than an int; MIOpen's window is an int");
   ANYDNN_CHECK_BADPARM(params.k != 0.0, "lrnK is 0; LRN expects a non-zero bias/K");
   const TensorDescriptor* out = nullptr;
   const TensorDescriptor* y = nullptr;

@@ -136,6 +136,9 @@ TEST(LrnProblem, ValidatesDescriptorsAndPrintsMiopensLogCmd) {
   bad.n = 0;
   EXPECT_EQ(problem_status(bad, &x, &y), miopenStatusBadParm);
   bad = prm;
+  bad.n = 0x80000001u;
+  EXPECT_EQ(problem_status(bad, &x, &y), miopenStatusBadParm);
+  bad = prm;
   bad.k = 0.0;
   EXPECT_EQ(problem_status(bad, &x, &y), miopenStatusBadParm);
   bad = prm;

@@ -21,6 +21,7 @@ class LrnCrossChannel final : public LrnCrossChannelSpec {
   void run(const ExecutionContext& ctx, const LrnProblem& p, const LrnBuffers& b) const override {
     const auto& l = p.lens();
     const long long rows = l[0] * l[2];
+    if (p.elements() == 0) return;
     const int threads = static_cast<int>(
         std::min<long long>(activ_rows::thread_count(ctx.config.num_threads, p.elements()), rows));
     const lrn::Consts k = lrn::consts_of(p);

@@ -87,6 +87,7 @@ void launch(CudaBackend& be, const LrnProblem& p, const LrnBuffers& b) {
                lrn::consts_of(p),
                p.forward() && p.uses_workspace()};
   const long long total = p.elements();
+  if (total == 0) return;  // a grid of 0 blocks is a launch error
   const long long cap = static_cast<long long>(be.properties().multiProcessorCount) * 32;
   const long long blocks = (total + kBlock - 1) / kBlock;
   const unsigned grid = static_cast<unsigned>(blocks < cap ? blocks : cap);
