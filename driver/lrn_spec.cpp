@@ -1,5 +1,6 @@
 #include "lrn_spec.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace anydnn::driver {
@@ -51,16 +52,13 @@ std::optional<std::string> lrn_spec_from_flags(const InputFlags& f, LrnSpec& s) 
   s.desc.n = static_cast<unsigned>(lrn_n);
   s.forw = f.get_int("forw");
   if (s.forw < 0 || s.forw > 2) return "-F must be 0, 1 or 2";
-  try {
-    size_t used = 0;
-    for (auto [name, out] : {std::pair{"alpha", &s.desc.alpha}, std::pair{"beta", &s.desc.beta},
-                             std::pair{"lrnK", &s.desc.k}}) {
-      const std::string& v = f.get_str(name);
-      *out = std::stod(v, &used);
-      if (used != v.size()) return "-A / -B / -K must be numbers";
-    }
-  } catch (const std::exception&) {
-    return "-A / -B / -K must be numbers";
+  // strtod, not stod: a value whose 6-digit print (LogCmdLRN's) is subnormal must read back.
+  for (auto [name, out] : {std::pair{"alpha", &s.desc.alpha}, std::pair{"beta", &s.desc.beta},
+                           std::pair{"lrnK", &s.desc.k}}) {
+    const std::string& v = f.get_str(name);
+    char* end = nullptr;
+    *out = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size()) return "-A / -B / -K must be numbers";
   }
   return std::nullopt;
 }
