@@ -8,6 +8,7 @@
 #include "activ_spec.hpp"
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
+#include "lrn_spec.hpp"
 #include "softmax_spec.hpp"
 
 namespace anydnn::driver {
@@ -75,15 +76,16 @@ std::string family_of(const std::string& base) {
   if (base.rfind("activ", 0) == 0) return "activ";
   if (base.rfind("tensorop", 0) == 0) return "tensorop";
   if (base.rfind("softmax", 0) == 0) return "softmax";
+  if (base == "lrn" || base == "lrnfp16") return "lrn";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
   static const char* bases[] = {
-      "conv",          "convfp16",       "convbfp16",   "convint8",   "bnorm",    "bnormfp16",
-      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",  "rnn",        "rnnfp16",  "rnn_seq",
-      "rnn_seqfp16",   "activ",          "activfp16",   "activbfp16", "tensorop", "tensoropfp16",
-      "softmax",       "softmaxfp16",    "softmaxbfp16"};
+      "conv",          "convfp16",       "convbfp16",    "convint8",   "bnorm",    "bnormfp16",
+      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",   "rnn",        "rnnfp16",  "rnn_seq",
+      "rnn_seqfp16",   "activ",          "activfp16",    "activbfp16", "tensorop", "tensoropfp16",
+      "softmax",       "softmaxfp16",    "softmaxbfp16", "lrn",        "lrnfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -363,6 +365,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_softmax_line(join(args), spec)) return fail(*err);
       return to_softmax_driver_args(spec);
     }
+    if (family_of(base) == "lrn") {
+      LrnSpec spec;
+      if (auto err = parse_lrn_line(join(args), spec)) return fail(*err);
+      return to_lrn_driver_args(spec);
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -534,6 +541,38 @@ void LogDecoder::close_block(const Block& b) {
       return;
     }
     add(to_softmax_driver_args(s), true, b.line);
+    return;
+  }
+  // LRN: xDesc gives the lengths, lrnDesc (MIOpen's operator<<: "miopenLRNCrossChannel, 5,
+  // 0.001, 0.75, 1, ") the parameters; the blocks do not say the data type (lrn is assumed).
+  if (fn == "miopenLRNForward" || fn == "miopenLRNBackward") {
+    const std::string* xv = arg(a, {"xDesc"});
+    const std::string* dv = arg(a, {"lrnDesc"});
+    TensorValue x;
+    if (!xv || !dv || !parse_tensor(*xv, x, err) || x.lens.size() != 4) {
+      warn(b.line, fn + ": " + (err.empty() ? "block lacks a 4-D xDesc / lrnDesc" : err));
+      return;
+    }
+    std::vector<std::string> f;
+    std::stringstream ds(*dv);
+    for (std::string t; std::getline(ds, t, ',');)
+      f.emplace_back(trim(t));
+    LrnSpec s;
+    s.lens = x.lens;
+    s.forw = fn == "miopenLRNForward" ? 1 : 2;
+    try {
+      if (f.size() < 5 || f[2].empty()) throw std::invalid_argument("unset");
+      s.desc.mode =
+          f[0] == "miopenLRNCrossChannel" ? miopenLRNCrossChannel : miopenLRNWithinChannel;
+      s.desc.n = static_cast<unsigned>(std::stoul(f[1]));
+      s.desc.alpha = std::stod(f[2]);
+      s.desc.beta = std::stod(f[3]);
+      s.desc.k = std::stod(f[4]);
+    } catch (const std::exception&) {
+      warn(b.line, fn + ": unreadable lrnDesc");
+      return;
+    }
+    add(to_lrn_driver_args(s), true, b.line);
     return;
   }
   if (fn == "miopenActivationForward" || fn == "miopenActivationBackward") {

@@ -2,7 +2,8 @@
 // a solution id from the bytes, Find + run with a workspace whose claimed size comes from the
 // bytes, bias), batch norm (training, inference, backward, V1 and V2), RNN (legacy and sequence
 // API with workspace / reserve sizes from the bytes), dropout and the tensor ops (OpTensor with
-// a B of fuzzed lengths, SetTensor, ScaleTensor, TransformTensor between fuzzed descriptors).
+// a B of fuzzed lengths, SetTensor, ScaleTensor, TransformTensor between fuzzed descriptors) and
+// LRN forward / backward.
 // Shapes stay small (every dim
 // <= 8, at most 4096 elements per tensor); whether the descriptors agree is up to the fuzzer.
 //
@@ -625,6 +626,68 @@ void tensor_ops(FuzzedDataProvider& fdp, miopenHandle_t h) {
   }
 }
 
+// LRN forward (with or without keeping the scale) and backward: the descriptor's parameters from
+// the bytes (lrnN mostly small, sometimes hostile; any alpha / beta / K), x, y, dy, dx 4-D of one
+// shape, each packed, NHWC or with fuzzed strides, sometimes of another shape or type. The API
+// takes no workspace size: the workspace is miopenLRNGetWorkSpaceSize(yDesc) bytes, or null.
+void lrn(FuzzedDataProvider& fdp, miopenHandle_t h) {
+  struct Desc {
+    miopenLRNDescriptor_t d = nullptr;
+    Desc() { miopenCreateLRNDescriptor(&d); }
+    ~Desc() { miopenDestroyLRNDescriptor(d); }
+  } desc;
+  const unsigned n = fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<unsigned>(0, 9)
+                                       : static_cast<unsigned>(anydnn::fuzz::hostile_int(fdp));
+  miopenSetLRNDescriptor(desc.d, enum_value<miopenLRNMode_t>(fdp, 1), n,
+                         fdp.ConsumeFloatingPoint<double>(), fdp.ConsumeFloatingPoint<double>(),
+                         fdp.ConsumeBool() ? 1.0 : fdp.ConsumeFloatingPoint<double>());
+  const miopenDataType_t type = compute_type(fdp);
+  std::array<int, 4> lens{};
+  size_t total = 1;
+  for (int& l : lens) {
+    l = std::max(dim(fdp), 1);
+    total *= static_cast<size_t>(l);
+  }
+  if (total > kMaxElems) lens[3] = 1;
+  Tensor x, y, dy, dx;
+  for (Tensor* t : {&x, &y, &dy, &dx}) {
+    switch (fdp.ConsumeIntegralInRange(0, 7)) {
+      case 0:
+        set_tensor(fdp, *t, fdp.ConsumeBool() ? type : compute_type(fdp));
+        break;
+      case 1: {
+        std::array<int, 4> strides{};
+        for (int& s : strides)
+          s = fdp.ConsumeIntegralInRange(0, 64);
+        miopenSetTensorDescriptor(t->desc, type, 4, lens.data(), strides.data());
+        break;
+      }
+      case 2:
+        miopenSetNdTensorDescriptorWithLayout(t->desc, type, miopenTensorNHWC, lens.data(), 4);
+        break;
+      default:
+        miopenSetTensorDescriptor(t->desc, type, 4, lens.data(), nullptr);
+        break;
+    }
+  }
+  if (!x.alloc(fdp) || !y.alloc(fdp)) return;
+  size_t need = 0;
+  miopenLRNGetWorkSpaceSize(y.desc, &need);
+  if (need > kMaxElems * 8 * 4) return;
+  std::vector<uint8_t> ws(need + 1);
+  void* wsp = fdp.ConsumeIntegralInRange(0, 15) == 0 ? nullptr : ws.data();
+  const double scale = 1.0;  // alpha / beta: MIOpen reads neither
+  const void* alpha = fdp.ConsumeBool() ? &scale : nullptr;
+  if (fdp.ConsumeBool()) {
+    miopenLRNForward(h, desc.d, alpha, x.desc, x.data(), alpha, y.desc, y.data(), fdp.ConsumeBool(),
+                     wsp);
+    return;
+  }
+  if (!dy.alloc(fdp) || !dx.alloc(fdp)) return;
+  miopenLRNBackward(h, desc.d, alpha, y.desc, y.data(), dy.desc, dy.data(), x.desc, x.data(), alpha,
+                    dx.desc, dx.data(), wsp);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -640,7 +703,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   miopenHandle_t h = nullptr;
   if (miopenCreate(&h) != miopenStatusSuccess) return 0;
   for (int step = 0; step < 3 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 5)) {
+    switch (fdp.ConsumeIntegralInRange(0, 6)) {
       case 0:
         convolution(fdp, h);
         break;
@@ -658,6 +721,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 5:
         tensor_ops(fdp, h);
+        break;
+      case 6:
+        lrn(fdp, h);
         break;
     }
   }

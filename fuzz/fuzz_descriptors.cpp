@@ -1,5 +1,5 @@
 // Descriptor setters and getters of the C API with hostile values: a byte-driven sequence of
-// calls on a small pool of tensor, convolution, RNN, dropout and sequence-tensor descriptors.
+// calls on a small pool of tensor, convolution, RNN, dropout, sequence-tensor and LRN descriptors.
 // Every call must return a status; the harness ignores which one. Arrays handed to the library
 // are always as long as the count passed with them (the API cannot check that), so any read or
 // write out of bounds is the library's.
@@ -28,6 +28,7 @@ struct Pool {
   std::array<miopenRNNDescriptor_t, 2> rnns{};
   std::array<miopenDropoutDescriptor_t, 2> drops{};
   std::array<miopenSeqTensorDescriptor_t, 2> seqs{};
+  std::array<miopenLRNDescriptor_t, 2> lrns{};
   std::vector<std::vector<uint8_t>> dropout_states;  // kept alive while a descriptor uses them
 
   ~Pool() {
@@ -41,6 +42,8 @@ struct Pool {
       if (d) miopenDestroyDropoutDescriptor(d);
     for (auto& s : seqs)
       if (s) miopenDestroySeqTensorDescriptor(s);
+    for (auto& l : lrns)
+      if (l) miopenDestroyLRNDescriptor(l);
     if (handle) miopenDestroy(handle);
   }
 };
@@ -377,6 +380,39 @@ void dropout_op(FuzzedDataProvider& fdp, Pool& p) {
   }
 }
 
+// LRN descriptors: Set with hostile values (any mode, lrnN, doubles), Get with null outputs,
+// the workspace size of a pool tensor (maybe unset or null), destroy and recreate.
+void lrn_op(FuzzedDataProvider& fdp, Pool& p) {
+  const size_t i = fdp.ConsumeIntegralInRange<size_t>(0, 1);
+  miopenLRNDescriptor_t d = pick(fdp, p.lrns);
+  switch (fdp.ConsumeIntegralInRange(0, 3)) {
+    case 0:
+      miopenSetLRNDescriptor(d, enum_value<miopenLRNMode_t>(fdp, 1),
+                             static_cast<unsigned>(hostile_int(fdp)),
+                             fdp.ConsumeFloatingPoint<double>(), fdp.ConsumeFloatingPoint<double>(),
+                             fdp.ConsumeFloatingPoint<double>());
+      break;
+    case 1: {
+      miopenLRNMode_t mode;
+      unsigned n;
+      double a, b, k;
+      miopenGetLRNDescriptor(d, fdp.ConsumeBool() ? &mode : nullptr, &n, &a, &b,
+                             fdp.ConsumeBool() ? &k : nullptr);
+      break;
+    }
+    case 2: {
+      size_t bytes = 0;
+      miopenLRNGetWorkSpaceSize(pick(fdp, p.tensors), fdp.ConsumeBool() ? &bytes : nullptr);
+      break;
+    }
+    case 3:
+      miopenDestroyLRNDescriptor(p.lrns[i]);
+      p.lrns[i] = nullptr;
+      miopenCreateLRNDescriptor(&p.lrns[i]);
+      break;
+  }
+}
+
 // Destroys and recreates one slot (descriptor lifetimes interleave with use).
 void recreate_op(FuzzedDataProvider& fdp, Pool& p) {
   const size_t i = fdp.ConsumeIntegralInRange<size_t>(0, 1);
@@ -429,12 +465,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     miopenCreateDropoutDescriptor(&d);
   for (auto& s : p.seqs)
     miopenCreateSeqTensorDescriptor(&s);
+  for (auto& l : p.lrns)
+    miopenCreateLRNDescriptor(&l);
   // Null out-parameters of the creators.
   miopenCreateTensorDescriptor(nullptr);
   miopenCreateConvolutionDescriptor(nullptr);
 
   for (int step = 0; step < 64 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 5)) {
+    switch (fdp.ConsumeIntegralInRange(0, 6)) {
       case 0:
       case 1:
         tensor_op(fdp, p);
@@ -450,6 +488,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 5:
         recreate_op(fdp, p);
+        break;
+      case 6:
+        lrn_op(fdp, p);
         break;
     }
   }

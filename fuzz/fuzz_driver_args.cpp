@@ -1,9 +1,9 @@
 // MIOpenDriver's argument parsing: the input is a command line (whitespace-separated tokens,
 // base first). conv / bnorm lines go through the flag table, the spec builders and the
 // round trip to driver arguments, which must read back to the same arguments
-// (driver/conv_spec.hpp, bn_spec.hpp). RNN lines go through the flag table and, when every
-// size is tiny, through the RNN drivers themselves (their flag checks live in run_*). Other
-// bases try every parser.
+// (driver/conv_spec.hpp, bn_spec.hpp); lrn lines likewise (lrn_spec.hpp). RNN lines go through the
+// flag table and, when every size is tiny, through the RNN drivers themselves (their flag checks
+// live in run_*). Other bases try every parser.
 #include <climits>
 #include <cstdlib>
 #include <exception>
@@ -15,6 +15,7 @@
 #include "conv_spec.hpp"
 #include "fuzz_common.hpp"
 #include "input_flags.hpp"
+#include "lrn_spec.hpp"
 #include "rnn_driver.hpp"
 
 namespace drv = anydnn::driver;
@@ -50,6 +51,23 @@ void check_bn(const std::string& line) {
   }
   if (drv::to_bn_driver_args(again) != args) {
     fprintf(stderr, "bnorm round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
+    __builtin_trap();
+  }
+}
+
+// lrn / lrnfp16 lines (LogCmdLRN's order; doubles printed with 6 digits) read back the same.
+void check_lrn(const std::string& line) {
+  drv::LrnSpec spec;
+  if (drv::parse_lrn_line(line, spec)) return;
+  const std::string args = drv::to_lrn_driver_args(spec);
+  drv::LrnSpec again;
+  if (const auto err = drv::parse_lrn_line(args, again)) {
+    fprintf(stderr, "lrn round trip failed: '%s' -> '%s': %s\n", line.c_str(), args.c_str(),
+            err->c_str());
+    __builtin_trap();
+  }
+  if (drv::to_lrn_driver_args(again) != args) {
+    fprintf(stderr, "lrn round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
     __builtin_trap();
   }
 }
@@ -126,6 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (is_conv || !(is_bn || is_rnn)) check_conv(line);
   if (is_bn || !(is_conv || is_rnn)) check_bn(line);
   if (is_rnn) check_rnn(base, argv);
+  if (drv::lrn_base_type(base, d)) check_lrn(line);
 
   // The flag tables with any base: parse, then read every flag back.
   drv::InputFlags conv_flags;

@@ -103,6 +103,27 @@ void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s) {
      << static_cast<int>(o->desc.algorithm) << ",mode" << static_cast<int>(o->desc.mode) << ",";
 }
 
+// MIOpen's operator<< for an LRN descriptor: "miopenLRNCrossChannel, 5, 0.001, 0.75, 1, " (the
+// mode's name, lrnN, then alpha, beta, K: none for a descriptor never set, as MIOpen's empty
+// parameter vector).
+void log_value(std::ostream& os, miopenLRNDescriptor_t d) {
+  const auto* o = peek<LrnObject, ObjectTag::Lrn>(d);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(d));
+    return;
+  }
+  const LrnParams& p = o->desc.params;
+  if (p.mode == miopenLRNWithinChannel)
+    os << "miopenLRNWithinChannel";
+  else if (p.mode == miopenLRNCrossChannel)
+    os << "miopenLRNCrossChannel";
+  else
+    os << "Unknown: " << static_cast<int>(p.mode);
+  os << ", " << p.n << ", ";
+  if (o->desc.set) os << p.alpha << ", " << p.beta << ", " << p.k;
+  os << ", ";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

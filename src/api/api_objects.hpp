@@ -15,6 +15,7 @@
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
 #include "problem/activation_problem.hpp"
+#include "problem/lrn_problem.hpp"
 
 namespace anydnn::api {
 
@@ -28,6 +29,7 @@ enum class ObjectTag : uint32_t {
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
   Softmax = 0x414e5831u,
+  Lrn = 0x414e4c31u,
 };
 
 struct HandleObject : miopenHandle {
@@ -92,6 +94,19 @@ struct SoftmaxObject : miopenSoftmaxDescriptor {
   SoftmaxDesc desc;
 };
 
+// miopenSetLRNDescriptor's arguments; a new descriptor is within-channel, lrnN 0 and zeros
+// (MIOpen's has lrnN 0 and no alpha / beta / K: its Get reads past an empty vector), so a
+// compute call with one that was never set is BadParm. `set` tells the API trace.
+struct LrnDesc {
+  LrnParams params;
+  bool set = false;
+};
+struct LrnObject : miopenLRNDescriptor {
+  ~LrnObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Lrn;
+  LrnDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -127,6 +142,10 @@ inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "acti
 
 inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
   return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
+}
+
+inline LrnDesc& deref(miopenLRNDescriptor_t d, const char* name = "lrnDesc") {
+  return deref_object<LrnObject, ObjectTag::Lrn>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

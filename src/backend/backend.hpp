@@ -22,6 +22,7 @@ class ConvSolver;
 class BnSolver;
 class ActivationSolver;
 class SoftmaxSolver;
+class LrnSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
@@ -48,6 +49,7 @@ struct Primitives {
   // activation/activation_registry.hpp
   const SolverRegistry<ActivationSolver>* activation = nullptr;
   const SolverRegistry<SoftmaxSolver>* softmax = nullptr;  // softmax/softmax_registry.hpp
+  const SolverRegistry<LrnSolver>* lrn = nullptr;          // lrn/lrn_registry.hpp
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
 };
@@ -67,6 +69,7 @@ class Backend {
     return *primitives().activation;
   }
   const SolverRegistry<SoftmaxSolver>& softmax_solvers() const { return *primitives().softmax; }
+  const SolverRegistry<LrnSolver>& lrn_solvers() const { return *primitives().lrn; }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }

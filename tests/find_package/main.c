@@ -1,6 +1,6 @@
 /* Links the installed libMIOpen through find_package(miopen) and makes real calls: the version,
-   a handle, and an activation forward / backward through miopen/miopen.h alone (host buffers:
-   the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
+   a handle, activation, softmax and LRN forward / backward through miopen/miopen.h alone (host
+   buffers: the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
 #include <math.h>
 #include <miopen/miopen.h>
 #include <miopen/version.h>
@@ -56,6 +56,34 @@ static int softmax_works(miopenHandle_t h) {
   return bad;
 }
 
+/* Cross-channel LRN (lrnN 3, alpha 3, beta 1, K 1) over x = {1, 2, 3} in three channels, keeping
+   the scale, then backward with dy = {1, 0, 0}; 0 when y, the scale, dx and MIOpen's workspace
+   size (n * n-stride * sizeof(float)) are as worked out by hand. */
+static int lrn_works(miopenHandle_t h) {
+  const float x[3] = {1.0f, 2.0f, 3.0f}, dy[3] = {1.0f, 0.0f, 0.0f};
+  const float want_y[3] = {1.0f / 6, 2.0f / 15, 3.0f / 14}, want_s[3] = {6.0f, 15.0f, 14.0f};
+  const float want_dx[3] = {1.0f / 9, -1.0f / 9, 0.0f};
+  float y[3], dx[3], ws[3];
+  const float one = 1.0f, zero = 0.0f;
+  size_t ws_bytes = 0;
+  miopenTensorDescriptor_t t;
+  miopenLRNDescriptor_t l;
+  int bad = 0, i;
+  if (miopenCreateTensorDescriptor(&t) != miopenStatusSuccess) return 1;
+  if (miopenCreateLRNDescriptor(&l) != miopenStatusSuccess) return 1;
+  bad |= miopenSet4dTensorDescriptor(t, miopenFloat, 1, 3, 1, 1) != miopenStatusSuccess;
+  bad |= miopenSetLRNDescriptor(l, miopenLRNCrossChannel, 3, 3.0, 1.0, 1.0) != miopenStatusSuccess;
+  bad |= miopenLRNGetWorkSpaceSize(t, &ws_bytes) != miopenStatusSuccess || ws_bytes != sizeof ws;
+  bad |= miopenLRNForward(h, l, &one, t, x, &zero, t, y, 1, ws) != miopenStatusSuccess;
+  bad |= miopenLRNBackward(h, l, &one, t, y, t, dy, t, x, &zero, t, dx, ws) != miopenStatusSuccess;
+  for (i = 0; i < 3 && !bad; ++i)
+    bad |= fabsf(y[i] - want_y[i]) > 1e-6f || fabsf(ws[i] - want_s[i]) > 1e-5f ||
+           fabsf(dx[i] - want_dx[i]) > 1e-6f;
+  miopenDestroyLRNDescriptor(l);
+  miopenDestroyTensorDescriptor(t);
+  return bad;
+}
+
 int main(void) {
   size_t major, minor, patch;
   miopenHandle_t h;
@@ -69,7 +97,11 @@ int main(void) {
     printf("softmax through miopen/miopen.h failed\n");
     return 1;
   }
+  if (lrn_works(h)) {
+    printf("LRN through miopen/miopen.h failed\n");
+    return 1;
+  }
   if (miopenDestroy(h) != miopenStatusSuccess) return 1;
-  printf("found MIOpen %zu.%zu.%zu (activation and softmax work)\n", major, minor, patch);
+  printf("found MIOpen %zu.%zu.%zu (activation, softmax and LRN work)\n", major, minor, patch);
   return major == MIOPEN_VERSION_MAJOR ? 0 : 1;
 }
