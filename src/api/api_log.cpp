@@ -92,6 +92,20 @@ void log_value(std::ostream& os, miopenActivationDescriptor_t a) {
   os << ", " << o->desc.alpha << ", " << o->desc.beta << ", " << o->desc.gamma << ", ";
 }
 
+// A reduce-tensor descriptor (MIOpen prints the pointer; the fields say more): op, compType,
+// nanOpt, indices, indicesType as numbers.
+void log_value(std::ostream& os, miopenReduceTensorDescriptor_t r) {
+  const auto* o = peek<ReduceTensorObject, ObjectTag::ReduceTensor>(r);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(r));
+    return;
+  }
+  os << "{op " << static_cast<int>(o->desc.op) << ", compType "
+     << static_cast<int>(o->desc.comp_type) << ", nanOpt " << static_cast<int>(o->desc.nan_opt)
+     << ", indices " << static_cast<int>(o->desc.indices) << ", indicesType "
+     << static_cast<int>(o->desc.indices_type) << "}";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

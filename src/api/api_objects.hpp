@@ -15,6 +15,7 @@
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
 #include "problem/activation_problem.hpp"
+#include "problem/reduce_problem.hpp"
 
 namespace anydnn::api {
 
@@ -27,6 +28,7 @@ enum class ObjectTag : uint32_t {
   Dropout = 0x414e4431u,
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
+  ReduceTensor = 0x414e5831u,  // "ANX1"
 };
 
 struct HandleObject : miopenHandle {
@@ -78,6 +80,14 @@ struct ActivationObject : miopenActivationDescriptor {
   ActivMode desc;
 };
 
+// miopenSetReduceTensorDescriptor's arguments; a new descriptor is MIOpen's default (ADD, fp32,
+// no NaN propagation, no indices, 32-bit indices).
+struct ReduceTensorObject : miopenReduceTensorDescriptor {
+  ~ReduceTensorObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::ReduceTensor;
+  ReduceTensorDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -109,6 +119,11 @@ inline DropoutDescriptor& deref(miopenDropoutDescriptor_t d, const char* name = 
 
 inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "activDesc") {
   return deref_object<ActivationObject, ObjectTag::Activation>(d, name).desc;
+}
+
+inline ReduceTensorDesc& deref(miopenReduceTensorDescriptor_t d,
+                               const char* name = "reduceTensorDesc") {
+  return deref_object<ReduceTensorObject, ObjectTag::ReduceTensor>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

@@ -16,6 +16,7 @@
 #include "solver/activation_solver.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver/reduce_solver.hpp"
 #include "solver/tensor_op_solver.hpp"
 
 namespace anydnn::cuda {
@@ -52,6 +53,7 @@ class CudaBackend final : public Backend {
   BnSolverRegistry bn_solvers_;
   ActivationSolverRegistry activation_solvers_;
   TensorOpSolverRegistry tensor_op_solvers_;
+  ReduceSolverRegistry reduce_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   int device_ = 0;
