@@ -166,6 +166,10 @@ ReduceProblem::ReduceProblem(const ReduceTensorDesc& d, const TensorDescriptor& 
   ANYDNN_CHECK(ct == miopenFloat || ct == miopenHalf || ct == miopenBFloat16 || ct == miopenDouble,
                miopenStatusNotImplemented,
                "reduceTensorCompType " << data_type_name(ct) << " is not implemented");
+  // Indices land at C's offsets (MIOpen writes indices[dst_offset]) in a buffer sized for C's
+  // elements: only a packed C keeps them inside it.
+  ANYDNN_CHECK(!d.needs_indices() || c.is_packed(), miopenStatusNotImplemented,
+               "indices with a non-packed C are not implemented");
   const double al = read_scalar(alpha, t, "alpha"), be = read_scalar(beta, t, "beta");
   ANYDNN_CHECK_UNKNOWN(reduce_workspace_size(d, a, c) <= workspace_bytes,
                        "The workspace size allocated is not enough! ("

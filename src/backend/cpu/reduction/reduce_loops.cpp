@@ -99,7 +99,7 @@ struct Kernels {
     const C old = pl.reads_c() ? ld(c[c_off]) : C(0);
     c[c_off] = st<T>(blend<C>(post<Op>(r.v, pl.red_count), static_cast<C>(pl.alpha),
                               static_cast<C>(pl.beta), old));
-    if constexpr (Idx) b.indices[out] = static_cast<int>(r.idx);
+    if constexpr (Idx) b.indices[c_off] = static_cast<int>(r.idx);  // MIOpen: indices[dst_offset]
   }
 
   // The A and C offsets of output o.

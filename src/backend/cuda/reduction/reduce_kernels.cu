@@ -93,7 +93,7 @@ struct K {
     const C old = pl.reads_c() ? ld(c[c_off]) : C(0);
     c[c_off] = st<T>(blend<C>(post<Op>(v, pl.red_count), static_cast<C>(pl.alpha),
                               static_cast<C>(pl.beta), old));
-    if constexpr (Idx) b.indices[o] = static_cast<int>(i);
+    if constexpr (Idx) b.indices[c_off] = static_cast<int>(i);  // MIOpen: indices[dst_offset]
   }
 
   // Block-wide merge of every thread's (v, i): warp shuffles, then the warps' results through
