@@ -90,7 +90,7 @@ struct K {
   __device__ static void store(const ReducePlan& pl, const ReduceBuffers& b, size_t c_off,
                                size_t o, C v, long i) {
     T* c = static_cast<T*>(b.c);
-    const C old = pl.reads_c() ? ld(c[c_off]) : C(0);
+    const C old = pl.beta != 0.0 ? ld(c[c_off]) : C(0);  // beta 0 never reads C
     c[c_off] = st<T>(blend<C>(post<Op>(v, pl.red_count), static_cast<C>(pl.alpha),
                               static_cast<C>(pl.beta), old));
     if constexpr (Idx) b.indices[c_off] = static_cast<int>(i);  // MIOpen: indices[dst_offset]
