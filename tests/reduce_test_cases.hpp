@@ -15,8 +15,8 @@
 #include <miopen/miopen.h>
 
 #include <cfloat>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <sstream>

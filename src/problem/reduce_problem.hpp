@@ -55,8 +55,7 @@ class ReduceProblem {
   // run (integer or fp8 data, A and C of different types, a compType that is not a float type).
   // alpha / beta point to floats (doubles for double data), as MIOpen reads them.
   ReduceProblem(const ReduceTensorDesc& d, const TensorDescriptor& a, const TensorDescriptor& c,
-                const void* alpha, const void* beta, size_t indices_bytes,
-                size_t workspace_bytes);
+                const void* alpha, const void* beta, size_t indices_bytes, size_t workspace_bytes);
 
   const ReduceTensorDesc& desc() const { return desc_; }
   const ReducePlan& plan() const { return plan_; }

@@ -9,8 +9,7 @@ Applicability ReduceRowsSpec::applicable(const ExecutionContext&, const ReducePr
   return Applicability::yes();
 }
 
-Applicability ReduceColumnsSpec::applicable(const ExecutionContext&,
-                                            const ReduceProblem& p) const {
+Applicability ReduceColumnsSpec::applicable(const ExecutionContext&, const ReduceProblem& p) const {
   const ReducePlan& plan = p.plan();
   const int i = plan.out_ndim - 1;
   ANYDNN_REJECT_IF(plan.out_count == 1, "one output: ReduceRows' case");

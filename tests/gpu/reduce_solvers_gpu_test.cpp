@@ -3,8 +3,8 @@
 // drawn fresh, C poisoned (or the drawn prior when beta reads it), the indices buffer poisoned,
 // compared with the double reference with the CPU test's tolerances (indices exact), bytes of C
 // outside its elements untouched, and a rerun from the same prior giving identical bytes.
-#include <gtest/gtest.h>
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 #include <miopen/miopen.h>
 
 #include <memory>
@@ -64,24 +64,27 @@ TEST_P(ReduceSolverGpu, MatchesReferenceAndRepeats) {
   std::vector<uint8_t> first;
   std::vector<int> first_idx;
   for (int rep = 0; rep < 2; ++rep) {
-    test::check_reduce_case(k, seed, [&](const ReduceProblem& p, const driver::HostTensor& a,
-                                         driver::HostTensor& c, std::vector<int>& idx) {
-      DeviceTensor da(a), dc(c), di(idx.size() * sizeof(int) + 1);
-      ASSERT_NE(dc.data(), nullptr);
-      cudaMemset(di.data(), 0xff, idx.size() * sizeof(int) + 1);
-      e->solver->run(ctx, p.plan(),
-                     {da.data(), dc.data(), idx.empty() ? nullptr : static_cast<int*>(di.data())});
-      dc.download(c);
-      if (!idx.empty())
-        cudaMemcpy(idx.data(), di.data(), idx.size() * sizeof(int), cudaMemcpyDeviceToHost);
-      if (rep == 0) {
-        first = c.bytes;
-        first_idx = idx;
-      } else {
-        EXPECT_EQ(first, c.bytes) << "a rerun gave different bytes";
-        EXPECT_EQ(first_idx, idx) << "a rerun gave different indices";
-      }
-    });
+    test::check_reduce_case(
+        k, seed,
+        [&](const ReduceProblem& p, const driver::HostTensor& a, driver::HostTensor& c,
+            std::vector<int>& idx) {
+          DeviceTensor da(a), dc(c), di(idx.size() * sizeof(int) + 1);
+          ASSERT_NE(dc.data(), nullptr);
+          cudaMemset(di.data(), 0xff, idx.size() * sizeof(int) + 1);
+          e->solver->run(
+              ctx, p.plan(),
+              {da.data(), dc.data(), idx.empty() ? nullptr : static_cast<int*>(di.data())});
+          dc.download(c);
+          if (!idx.empty())
+            cudaMemcpy(idx.data(), di.data(), idx.size() * sizeof(int), cudaMemcpyDeviceToHost);
+          if (rep == 0) {
+            first = c.bytes;
+            first_idx = idx;
+          } else {
+            EXPECT_EQ(first, c.bytes) << "a rerun gave different bytes";
+            EXPECT_EQ(first_idx, idx) << "a rerun gave different indices";
+          }
+        });
   }
 }
 

@@ -62,10 +62,12 @@ TEST_P(ReduceSolverTest, MatchesReference) {
   const auto* e = cpu_backend().reduce_solvers().find(prm.solver);
   ASSERT_NE(e, nullptr);
   const ExecutionContext ctx{cpu_config(), cpu_backend()};
-  test::check_reduce_case(k, seed, [&](const ReduceProblem& p, const driver::HostTensor& a,
-                                       driver::HostTensor& c, std::vector<int>& idx) {
-    e->solver->run(ctx, p.plan(), {a.data(), c.data(), idx.empty() ? nullptr : idx.data()});
-  });
+  test::check_reduce_case(
+      k, seed,
+      [&](const ReduceProblem& p, const driver::HostTensor& a, driver::HostTensor& c,
+          std::vector<int>& idx) {
+        e->solver->run(ctx, p.plan(), {a.data(), c.data(), idx.empty() ? nullptr : idx.data()});
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(List, ReduceSolverTest, ::testing::ValuesIn(params()),
@@ -99,8 +101,8 @@ TEST(ReducePlan, MergesAndKeepsReducedOrder) {
   // NCHW 2x3x5x7 over H, W: outputs N*C (merged), one run of 35.
   const size_t lens[] = {2, 3, 5, 7}, strides[] = {105, 35, 7, 1}, cl[] = {2, 3, 1, 1},
                cs[] = {3, 1, 1, 1};
-  const ReducePlan p = plan_reduce(MIOPEN_REDUCE_TENSOR_ADD, miopenFloat, false, false, 4, lens,
-                                   strides, cl, cs);
+  const ReducePlan p =
+      plan_reduce(MIOPEN_REDUCE_TENSOR_ADD, miopenFloat, false, false, 4, lens, strides, cl, cs);
   EXPECT_EQ(p.out_ndim, 1);
   EXPECT_EQ(p.out_count, 6u);
   EXPECT_EQ(p.red_ndim, 1);
@@ -108,8 +110,8 @@ TEST(ReducePlan, MergesAndKeepsReducedOrder) {
   EXPECT_TRUE(p.red_contiguous());
   // Over N and H: reduced dimensions stay in order (N then H), outputs C and W.
   const size_t cl2[] = {1, 3, 1, 7}, cs2[] = {21, 7, 7, 1};
-  const ReducePlan q = plan_reduce(MIOPEN_REDUCE_TENSOR_ADD, miopenFloat, false, false, 4, lens,
-                                   strides, cl2, cs2);
+  const ReducePlan q =
+      plan_reduce(MIOPEN_REDUCE_TENSOR_ADD, miopenFloat, false, false, 4, lens, strides, cl2, cs2);
   EXPECT_EQ(q.red_ndim, 2);
   EXPECT_EQ(q.red_lens[0], 2u);
   EXPECT_EQ(q.red_lens[1], 5u);
@@ -121,7 +123,8 @@ ReduceTensorDesc desc_of(miopenReduceTensorOp_t op, bool indices) {
 }
 
 TEST(ReduceSizes, MatchMiopens) {
-  const TensorDescriptor a(miopenFloat, {100, 60, 16, 240}, {}), c(miopenFloat, {1, 60, 1, 240}, {});
+  const TensorDescriptor a(miopenFloat, {100, 60, 16, 240}, {}),
+      c(miopenFloat, {1, 60, 1, 240}, {});
   // invariant 14400, to-reduce 1600 > 1024: multi-block, min(2, 32) blocks per output.
   EXPECT_EQ(reduce_workspace_size(desc_of(MIOPEN_REDUCE_TENSOR_ADD, false), a, c),
             14400u * 2 * 4 + 4096);
@@ -158,9 +161,12 @@ TEST(ReduceProblemCheck, RejectsWithMiopensStatus) {
   EXPECT_EQ(run(TensorDescriptor(miopenHalf, {2, 1, 4}, {})), miopenStatusNotImplemented);
   EXPECT_EQ(run(TensorDescriptor(miopenFloat, {2, 1, 4}, {}), d, 0), miopenStatusUnknownError);
   std::string msg;
-  EXPECT_EQ(status_of([&] { ReduceProblem(d, a, TensorDescriptor(miopenFloat, {2, 1, 4}, {}),
-                                          nullptr, &zero, 0, 1 << 20); },
-                      &msg),
+  EXPECT_EQ(status_of(
+                [&] {
+                  ReduceProblem(d, a, TensorDescriptor(miopenFloat, {2, 1, 4}, {}), nullptr, &zero,
+                                0, 1 << 20);
+                },
+                &msg),
             miopenStatusBadParm);
   EXPECT_NE(msg.find("alpha"), std::string::npos);
   EXPECT_EQ(status_of([] { make_reduce_desc(9, 1, 0, 0, 0); }), miopenStatusBadParm);
