@@ -77,11 +77,10 @@ std::string family_of(const std::string& base) {
 }
 
 bool known_base(const std::string& b) {
-  static const char* bases[] = {"conv",        "convfp16",  "convbfp16",     "convint8",
-                                "bnorm",       "bnormfp16", "bnormfp16fp32", "bnormbfp16fp32",
-                                "bnormbfp16",  "rnn",       "rnnfp16",       "rnn_seq",
-                                "rnn_seqfp16", "activ",     "activfp16",     "activbfp16",
-                                "tensorop",    "tensoropfp16"};
+  static const char* bases[] = {
+      "conv",          "convfp16",       "convbfp16",  "convint8",   "bnorm",    "bnormfp16",
+      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16", "rnn",        "rnnfp16",  "rnn_seq",
+      "rnn_seqfp16",   "activ",          "activfp16",  "activbfp16", "tensorop", "tensoropfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 

@@ -19,7 +19,7 @@
 namespace anydnn::ref {
 
 struct ReduceResult {
-  std::vector<double> c;  // C's values in packed logical order
+  std::vector<double> c;     // C's values in packed logical order
   std::vector<int> indices;  // per output in packed logical order (empty without indices)
 };
 

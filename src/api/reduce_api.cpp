@@ -50,7 +50,8 @@ extern "C" miopenStatus_t miopenSetReduceTensorDescriptor(
 extern "C" miopenStatus_t miopenGetReduceTensorDescriptor(
     const miopenReduceTensorDescriptor_t reduceTensorDesc, miopenReduceTensorOp_t* reduceTensorOp,
     miopenDataType_t* reduceTensorCompType, miopenNanPropagation_t* reduceTensorNanOpt,
-    miopenReduceTensorIndices_t* reduceTensorIndices, miopenIndicesType_t* reduceTensorIndicesType) {
+    miopenReduceTensorIndices_t* reduceTensorIndices,
+    miopenIndicesType_t* reduceTensorIndicesType) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, reduceTensorDesc);
   return guard(cfg, __func__, [&] {

@@ -63,11 +63,13 @@ ReduceTensorDesc make_reduce_desc(long long op, long long comp_type, long long n
                        "reduceTensorCompType " << comp_type << " is not a miopenDataType_t");
   ANYDNN_CHECK_BADPARM(nan_opt == MIOPEN_NOT_PROPAGATE_NAN || nan_opt == MIOPEN_PROPAGATE_NAN,
                        "reduceTensorNanOpt " << nan_opt << " is not a miopenNanPropagation_t");
-  ANYDNN_CHECK_BADPARM(indices == MIOPEN_REDUCE_TENSOR_NO_INDICES ||
-                           indices == MIOPEN_REDUCE_TENSOR_FLATTENED_INDICES,
-                       "reduceTensorIndices " << indices << " is not a miopenReduceTensorIndices_t");
-  ANYDNN_CHECK_BADPARM(indices_type >= MIOPEN_32BIT_INDICES && indices_type <= MIOPEN_8BIT_INDICES,
-                       "reduceTensorIndicesType " << indices_type << " is not a miopenIndicesType_t");
+  ANYDNN_CHECK_BADPARM(
+      indices == MIOPEN_REDUCE_TENSOR_NO_INDICES ||
+          indices == MIOPEN_REDUCE_TENSOR_FLATTENED_INDICES,
+      "reduceTensorIndices " << indices << " is not a miopenReduceTensorIndices_t");
+  ANYDNN_CHECK_BADPARM(
+      indices_type >= MIOPEN_32BIT_INDICES && indices_type <= MIOPEN_8BIT_INDICES,
+      "reduceTensorIndicesType " << indices_type << " is not a miopenIndicesType_t");
   ANYDNN_CHECK_UNKNOWN(
       indices != MIOPEN_REDUCE_TENSOR_FLATTENED_INDICES || indices_type == MIOPEN_32BIT_INDICES,
       "Only int32 type is supported for ReduceTensor indices.");
@@ -88,8 +90,8 @@ void check_reduce_shapes(const TensorDescriptor& a, const TensorDescriptor& c) {
     ANYDNN_CHECK_UNKNOWN(c.lens()[i] == 1 || c.lens()[i] == a.lens()[i],
                          "The length of the output tensor dimension "
                              << i << " (" << c.lens()[i]
-                             << ") should either be 1 or be equal to the input's ("
-                             << a.lens()[i] << ").");
+                             << ") should either be 1 or be equal to the input's (" << a.lens()[i]
+                             << ").");
 }
 
 size_t reduce_indices_size(const ReduceTensorDesc& d, const TensorDescriptor& a,

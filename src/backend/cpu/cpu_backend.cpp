@@ -14,8 +14,8 @@
 #include "bn/bn_registry.hpp"
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
-#include "solver/conv_solver.hpp"
 #include "reduction/reduce_registry.hpp"
+#include "solver/conv_solver.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
 
 namespace anydnn {

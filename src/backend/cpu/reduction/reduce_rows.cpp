@@ -9,7 +9,8 @@ namespace {
 
 class ReduceRows final : public ReduceRowsSpec {
  public:
-  void run(const ExecutionContext& ctx, const ReducePlan& p, const ReduceBuffers& b) const override {
+  void run(const ExecutionContext& ctx, const ReducePlan& p,
+           const ReduceBuffers& b) const override {
     reduce_cpu(p, b, ReduceWalk::Rows, ctx.config.num_threads);
   }
 };

@@ -10,7 +10,8 @@ namespace {
 
 class ReduceColumns final : public ReduceColumnsSpec {
  public:
-  void run(const ExecutionContext& ctx, const ReducePlan& p, const ReduceBuffers& b) const override {
+  void run(const ExecutionContext& ctx, const ReducePlan& p,
+           const ReduceBuffers& b) const override {
     launch_reduce(p, b, ReduceWalk::Columns, backend_of(ctx).cuda_stream());
   }
 };

@@ -87,8 +87,8 @@ struct K {
     return off;
   }
 
-  __device__ static void store(const ReducePlan& pl, const ReduceBuffers& b, size_t c_off,
-                               size_t o, C v, long i) {
+  __device__ static void store(const ReducePlan& pl, const ReduceBuffers& b, size_t c_off, size_t o,
+                               C v, long i) {
     T* c = static_cast<T*>(b.c);
     const C old = pl.beta != 0.0 ? ld(c[c_off]) : C(0);  // beta 0 never reads C
     c[c_off] = st<T>(blend<C>(post<Op>(v, pl.red_count), static_cast<C>(pl.alpha),
@@ -199,8 +199,8 @@ void launch(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, cudaStrea
       strided_kernel<Op, Prop, Idx, T><<<capped(p.out_count), kBlock, 0, s>>>(p, b);
       break;
     case ReduceWalk::Columns:
-      columns_kernel<Op, Prop, Idx, T><<<capped(grid_for(p.out_count, kBlock)), kBlock, 0, s>>>(
-          p, b);
+      columns_kernel<Op, Prop, Idx, T>
+          <<<capped(grid_for(p.out_count, kBlock)), kBlock, 0, s>>>(p, b);
       break;
   }
   ANYDNN_CUDA_LAUNCHED("reduction kernel");
