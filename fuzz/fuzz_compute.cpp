@@ -587,8 +587,10 @@ void rnn_seq(FuzzedDataProvider& fdp, miopenHandle_t h) {
 void tensor_ops(FuzzedDataProvider& fdp, miopenHandle_t h) {
   Tensor a, b, c;
   const miopenDataType_t type = compute_type(fdp);
-  const int nd = fdp.ConsumeIntegralInRange(1, 6);
-  set_tensor(fdp, c, type, nd == 6 ? 0 : nd);
+  // 1-5 dims, or 0: set_tensor picks (its descriptors hold at most 5).
+  const int pick = fdp.ConsumeIntegralInRange(1, 6);
+  const int nd = pick == 6 ? 0 : pick;
+  set_tensor(fdp, c, type, nd);
   const int call = fdp.ConsumeIntegralInRange(0, 3);
   if (call == 0 || call == 3) {
     // A and B: C's shape, or other fuzzed descriptors (B's 1s broadcast), maybe another type.

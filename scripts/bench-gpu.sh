@@ -8,6 +8,8 @@
 #         merge_conv.py joins them (times, ratios to the faster peer, fraction of the limit);
 #   bn:   the batch-norm shapes (fp32 NCHW, fp16 NHWC) against cuDNN;
 #   rnn:  the DeepBench RNN training set (fp32) against cuDNN;
+#   eltwise: ReLU forward / backward and the residual add on the BN shapes against cuDNN (only
+#         when named in MODES);
 # and writes per-shape tables, CSV files, summary.txt and a PNG plot of the ratios.
 #
 #   scripts/bench-gpu.sh [OUT_DIR] [--quick] [other gpu_vs_cudnn arguments, e.g. --iters 10]
@@ -116,13 +118,13 @@ for mode in $modes; do
         fi
       done
       ;;
-    bn | rnn)
+    bn | rnn | eltwise)
       echo "=== $mode"
       rm -f "$out/$mode.csv"
       run "$out/$mode.txt" "$bin" "$mode" --csv "$out/$mode.csv" "$@"
       ;;
     *)
-      echo "bench-gpu: unknown mode $mode (conv, bn, rnn)"
+      echo "bench-gpu: unknown mode $mode (conv, bn, rnn, eltwise)"
       status=1
       ;;
   esac
@@ -143,7 +145,7 @@ if [ ${#conv_inputs[@]} -gt 0 ]; then
     --merged-csv "$out/conv-merged.csv" "${conv_inputs[@]}" || status=1
 fi
 csvs=()
-for f in "$out/conv-merged.csv" "$out/bn.csv" "$out/rnn.csv"; do
+for f in "$out/conv-merged.csv" "$out/bn.csv" "$out/rnn.csv" "$out/eltwise.csv"; do
   [ -s "$f" ] && csvs+=("$f")
 done
 [ ${#csvs[@]} -gt 0 ] || exit 1

@@ -13,19 +13,13 @@
 
 namespace anydnn::gpubench {
 
-namespace {
-
-struct Shape {
-  std::vector<int> lens;
-  int count = 1;
-  std::string name;
-};
-
-// Spatial shapes of a bnorm shape file; "# name  xN" comment lines give the multiplicity.
-std::vector<Shape> load_shapes(const std::string& file, const std::string& filter) {
+// Spatial shapes of a bnorm shape file; "# name  xN" comment lines give the multiplicity (the
+// batch-norm mode and the elementwise one read the same file: a ResNet's BN outputs are what its
+// ReLUs and residual adds see).
+std::vector<SpatialShape> load_bn_shapes(const std::string& file, const std::string& filter) {
   std::ifstream in(file);
-  if (!in) throw Fatal("bn: cannot open " + file);
-  std::vector<Shape> out;
+  if (!in) throw Fatal("cannot open " + file);
+  std::vector<SpatialShape> out;
   int pending = 1;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("#", 0) == 0) {
@@ -40,7 +34,7 @@ std::vector<Shape> load_shapes(const std::string& file, const std::string& filte
     driver::BnSpec spec;
     if (driver::parse_bn_line(line, spec) || spec.mode != miopenBNSpatial || spec.lens.size() != 4)
       continue;
-    Shape s;
+    SpatialShape s;
     s.lens = spec.lens;
     s.count = pending;
     s.name = "n" + std::to_string(s.lens[0]) + " c" + std::to_string(s.lens[1]) + " " +
@@ -49,6 +43,8 @@ std::vector<Shape> load_shapes(const std::string& file, const std::string& filte
   }
   return out;
 }
+
+namespace {
 
 struct Precision {
   std::string group;
@@ -103,18 +99,16 @@ const char* mode_name(cudnnBatchNormMode_t m) {
 std::vector<Row> run_bn(const Options& o, const std::string& precision) {
   const Precision p = precision_of(precision);
   const std::string file = o.shapes.empty() ? ANYDNN_GPU_BN_SHAPES : o.shapes;
-  const auto shapes = load_shapes(file, o.filter);
+  const auto shapes = load_bn_shapes(file, o.filter);
   if (o.list) {
-    for (const Shape& s : shapes)
+    for (const SpatialShape& s : shapes)
       std::printf("%s %-30s x%d\n", p.group.c_str(), s.name.c_str(), s.count);
     return {};
   }
-  cudaStream_t st = nullptr;
-  check_cuda(cudaStreamCreate(&st), "cudaStreamCreate");
-  miopenHandle_t mh = make_anydnn_handle(st);
-  cudnnHandle_t ch = nullptr;
-  check_cudnn(cudnnCreate(&ch), "cudnnCreate");
-  check_cudnn(cudnnSetStream(ch, st), "cudnnSetStream");
+  const Peers peers;
+  cudaStream_t st = peers.stream();
+  miopenHandle_t mh = peers.anydnn();
+  cudnnHandle_t ch = peers.cudnn();
 
   char title[512];
   std::snprintf(title, sizeof title,
@@ -132,7 +126,7 @@ std::vector<Row> run_bn(const Options& o, const std::string& precision) {
   };
   const double eps = 1e-5, factor = 0.1;
   uint64_t seed = 100;
-  for (const Shape& s : shapes) {
+  for (const SpatialShape& s : shapes) {
     const auto& l = s.lens;
     const size_t n = static_cast<size_t>(l[0]) * l[1] * l[2] * l[3], c = l[1];
     const size_t es = dtype_size(p.type);
@@ -281,9 +275,6 @@ std::vector<Row> run_bn(const Options& o, const std::string& precision) {
     emit(bwd);
   }
   print_summary(rows, p.group);
-  cudnnDestroy(ch);
-  miopenDestroy(mh);
-  cudaStreamDestroy(st);
   return rows;
 }
 

@@ -154,13 +154,41 @@ struct Options {
   TimingPlan plan;
 };
 
-// The three modes; each returns its rows (also printed as they come, and appended to the CSV).
+// The modes; each returns its rows (also printed as they come, and appended to the CSV).
 std::vector<Row> run_conv(const Options& o, const std::string& precision);
 std::vector<Row> run_bn(const Options& o, const std::string& precision);
 std::vector<Row> run_rnn(const Options& o, const std::string& precision);
+std::vector<Row> run_eltwise(const Options& o, const std::string& precision);
+
+// A spatial NCHW shape of the bnorm shape file, with its multiplicity in the network.
+struct SpatialShape {
+  std::vector<int> lens;
+  int count = 1;
+  std::string name;
+};
+std::vector<SpatialShape> load_bn_shapes(const std::string& file, const std::string& filter);
 
 // The anydnn handle on `stream` (CUDA backend); fails if the handle is not on CUDA.
 miopenHandle_t make_anydnn_handle(cudaStream_t stream);
+
+// One mode's run: a stream, and anydnn's and cuDNN's handles on it (both libraries' work is
+// ordered on the one stream), released in reverse order on destruction.
+class Peers {
+ public:
+  Peers();
+  ~Peers();
+  Peers(const Peers&) = delete;
+  Peers& operator=(const Peers&) = delete;
+  cudaStream_t stream() const { return stream_; }
+  miopenHandle_t anydnn() const { return anydnn_; }
+  cudnnHandle_t cudnn() const { return cudnn_; }
+
+ private:
+  void release();
+  cudaStream_t stream_ = nullptr;
+  miopenHandle_t anydnn_ = nullptr;
+  cudnnHandle_t cudnn_ = nullptr;
+};
 // "NVIDIA H100 80GB HBM3, cuDNN 9.19.0, anydnn (MIOpen API 3.3.0)".
 std::string environment_line();
 // Per-process scratch find-db folder (fresh: no precision reuses another's Find records).

@@ -28,7 +28,8 @@ enum class ObjectTag : uint32_t {
   Dropout = 0x414e4431u,
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
-  ReduceTensor = 0x414e5831u,  // "ANX1"
+  Softmax = 0x414e5831u,
+  ReduceTensor = 0x414e5531u,  // "ANU1"
 };
 
 struct HandleObject : miopenHandle {
@@ -80,6 +81,19 @@ struct ActivationObject : miopenActivationDescriptor {
   ActivMode desc;
 };
 
+// miopenSetSoftmaxDescriptor's arguments; a new descriptor is alpha 1, beta 0, ACCURATE, CHANNEL
+// (MIOpen leaves them uninitialised).
+struct SoftmaxDesc {
+  float alpha = 1.0f, beta = 0.0f;
+  miopenSoftmaxAlgorithm_t algorithm = MIOPEN_SOFTMAX_ACCURATE;
+  miopenSoftmaxMode_t mode = MIOPEN_SOFTMAX_MODE_CHANNEL;
+};
+struct SoftmaxObject : miopenSoftmaxDescriptor {
+  ~SoftmaxObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Softmax;
+  SoftmaxDesc desc;
+};
+
 // miopenSetReduceTensorDescriptor's arguments; a new descriptor is MIOpen's default (ADD, fp32,
 // no NaN propagation, no indices, 32-bit indices).
 struct ReduceTensorObject : miopenReduceTensorDescriptor {
@@ -124,6 +138,9 @@ inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "acti
 inline ReduceTensorDesc& deref(miopenReduceTensorDescriptor_t d,
                                const char* name = "reduceTensorDesc") {
   return deref_object<ReduceTensorObject, ObjectTag::ReduceTensor>(d, name).desc;
+}
+inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
+  return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

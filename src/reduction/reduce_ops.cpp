@@ -5,29 +5,13 @@
 #include "backend/backend.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
-#include "solver/registry.hpp"
+#include "solver/select_solver.hpp"
 
 namespace anydnn {
 
 const ReduceSolverEntry& select_reduce_solver(Handle& handle, const ReduceProblem& p) {
-  const ExecutionContext ctx = handle.context();
-  const ReduceSolverEntry* fallback = nullptr;
-  std::string reasons;
-  for (const auto& e : handle.backend().reduce_solvers().entries()) {
-    const Applicability a = e.solver->applicable(ctx, p);
-    if (!a) {
-      ANYDNN_LOG_I2(handle.config(), e.solver->name() << " not applicable: " << a.reason);
-      reasons += std::string(reasons.empty() ? "" : "; ") + std::string(e.solver->name()) + ": " +
-                 a.reason;
-      continue;
-    }
-    if (!e.solver->fallback_only()) return e;
-    if (fallback == nullptr) fallback = &e;
-  }
-  ANYDNN_CHECK(fallback != nullptr, miopenStatusNotImplemented,
-               "no reduction solver for "
-                   << p.key() << " (" << (reasons.empty() ? "none registered" : reasons) << ")");
-  return *fallback;
+  return select_first_applicable(handle.backend().reduce_solvers(), handle.context(), p,
+                                 "reduction");
 }
 
 void reduce_run(Handle& handle, const ReduceProblem& p, const ReduceBuffers& buffers) {

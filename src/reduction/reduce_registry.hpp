@@ -1,7 +1,9 @@
 // The reduction solvers in priority order: the first applicable one runs. One list for every
 // backend (each has the same solvers, with the same ids and names); each solver's factory is
 // specialised by the backend's file (backend/cpu/reduction/<name>.cpp,
-// backend/cuda/reduction/<name>.cu). Ids are stable: never renumber or reuse one.
+// backend/cuda/reduction/<name>.cu). Adding a solver = its spec (reduce_solver_specs.hpp) and
+// kernels, one factory line and one list line here with a new id. Ids are stable: never
+// renumber or reuse one.
 #pragma once
 
 #include <memory>
@@ -10,21 +12,13 @@
 
 #include "core/config.hpp"
 #include "solver/reduce_solver.hpp"
+#include "solver/registry.hpp"
 
 namespace anydnn {
 
-// Declares factory `f` for every backend: each backend defines its specialisation.
-#define ANYDNN_REDUCE_SOLVER_FACTORY(f)                \
-  template <BackendKind K>                             \
-  std::unique_ptr<ReduceSolver> f();                   \
-  template <>                                          \
-  std::unique_ptr<ReduceSolver> f<BackendKind::Cpu>(); \
-  template <>                                          \
-  std::unique_ptr<ReduceSolver> f<BackendKind::Cuda>()
-
-ANYDNN_REDUCE_SOLVER_FACTORY(make_reduce_rows);
-ANYDNN_REDUCE_SOLVER_FACTORY(make_reduce_columns);
-ANYDNN_REDUCE_SOLVER_FACTORY(make_reduce_strided);
+ANYDNN_SOLVER_FACTORY(ReduceSolver, make_reduce_rows);
+ANYDNN_SOLVER_FACTORY(ReduceSolver, make_reduce_columns);
+ANYDNN_SOLVER_FACTORY(ReduceSolver, make_reduce_strided);
 
 template <BackendKind K>
 ReduceSolverRegistry make_reduce_registry() {

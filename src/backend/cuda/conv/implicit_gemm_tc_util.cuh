@@ -1,5 +1,8 @@
-// Shared part of the tensor-core implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,wrw}.cu):
-// CUTLASS 2.x implicit-GEMM convolutions (Sm80 tensor ops, fp32 accumulation) on NHWC tensors.
+// Shared part of the tensor-core implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,bwd_s1,
+// bwd_narrow,wrw}.cu): CUTLASS 2.x implicit-GEMM convolutions (Sm80 tensor ops, fp32
+// accumulation) on NHWC tensors. About 600 lines in one header on purpose: the solver template,
+// its workspace plan, the staging kernels and CUTLASS's argument builders must agree on the same
+// padded layouts, and every solver file instantiates all of them.
 //
 // CUTLASS wants every operand packed NHWC (weights KRSC) with channel counts that are
 // multiples of its 128-bit access width. A packed NHWC tensor with aligned channels is used in
