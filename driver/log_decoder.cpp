@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <optional>
 #include <sstream>
 
 #include "activ_spec.hpp"
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
 #include "lrn_spec.hpp"
+#include "reduce_spec.hpp"
 #include "softmax_spec.hpp"
 
 namespace anydnn::driver {
@@ -77,6 +79,7 @@ std::string family_of(const std::string& base) {
   if (base.rfind("tensorop", 0) == 0) return "tensorop";
   if (base.rfind("softmax", 0) == 0) return "softmax";
   if (base == "lrn" || base == "lrnfp16") return "lrn";
+  if (base.rfind("reduce", 0) == 0) return "reduce";
   return "rnn";
 }
 
@@ -85,7 +88,8 @@ bool known_base(const std::string& b) {
       "conv",          "convfp16",       "convbfp16",    "convint8",   "bnorm",    "bnormfp16",
       "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",   "rnn",        "rnnfp16",  "rnn_seq",
       "rnn_seqfp16",   "activ",          "activfp16",    "activbfp16", "tensorop", "tensoropfp16",
-      "softmax",       "softmaxfp16",    "softmaxbfp16", "lrn",        "lrnfp16"};
+      "softmax",       "softmaxfp16",    "softmaxbfp16", "lrn",        "lrnfp16",  "reduce",
+      "reducefp",      "reducefp16",     "reducefp64",   "reducebfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -178,7 +182,8 @@ struct TensorValue {
   std::vector<int> lens, strides;
 };
 
-bool parse_tensor(const std::string& v, TensorValue& t, std::string& err) {
+bool parse_tensor(const std::string& v, TensorValue& t, std::string& err, size_t min_rank = 4,
+                  size_t max_rank = 5) {
   const std::string_view s = trim(v);
   if (!s.empty() && s.front() == '{') {
     const auto f = fields(s);
@@ -191,8 +196,9 @@ bool parse_tensor(const std::string& v, TensorValue& t, std::string& err) {
     err = "tensor value '" + v + "' is not a list of lengths";
     return false;
   }
-  if (t.lens.size() != 4 && t.lens.size() != 5) {
-    err = "tensor value '" + v + "' is not 4-D or 5-D";
+  if (t.lens.size() < min_rank || t.lens.size() > max_rank) {
+    err = "tensor value '" + v + "' is not " + std::to_string(min_rank) + "-D to " +
+          std::to_string(max_rank) + "-D";
     return false;
   }
   if (std::any_of(t.lens.begin(), t.lens.end(), [](int x) { return x <= 0; })) {
@@ -370,6 +376,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_lrn_line(join(args), spec)) return fail(*err);
       return to_lrn_driver_args(spec);
     }
+    if (family_of(base) == "reduce") {
+      ReduceSpec spec;
+      if (auto err = parse_reduce_line(join(args), spec)) return fail(*err);
+      return to_reduce_driver_args(spec);
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -455,13 +466,22 @@ void LogDecoder::feed_line(std::string_view raw) {
     return;
   }
   const size_t eq = body.find(" = ");
+  if ((eq == std::string_view::npos || eq == 0 || eq > 64) && !it->second.last.empty() &&
+      body.find(" : ") != std::string_view::npos) {
+    // MIOpen's operator<< of some descriptors (the reduce-tensor one) spans lines "Name : value".
+    std::string& v = it->second.args[it->second.last];
+    if (v.size() < 4096) v += " " + std::string(body);
+    return;
+  }
   if (eq == std::string_view::npos || eq == 0 || eq > 64) {
     warn(line_no_, "unexpected line inside the API-call block of line " +
                        std::to_string(it->second.line) + " ignored");
     return;
   }
-  if (it->second.args.size() < 64)
-    it->second.args[std::string(trim(body.substr(0, eq)))] = std::string(body.substr(eq + 3));
+  if (it->second.args.size() < 64) {
+    it->second.last = std::string(trim(body.substr(0, eq)));
+    it->second.args[it->second.last] = std::string(body.substr(eq + 3));
+  }
 }
 
 void LogDecoder::close_block(const Block& b) {
@@ -573,6 +593,22 @@ void LogDecoder::close_block(const Block& b) {
       return;
     }
     add(to_lrn_driver_args(s), true, b.line);
+    return;
+  }
+  if (fn == "miopenReduceTensor") {
+    const std::string* av = arg(a, {"aDesc"});
+    const std::string* cv = arg(a, {"cDesc"});
+    const std::string* rv = arg(a, {"reduceTensorDesc"});
+    TensorValue at, ct;
+    std::optional<std::string> line;
+    if (av && cv && rv && parse_tensor(*av, at, err, 1, 6) && parse_tensor(*cv, ct, err, 1, 6))
+      line = reduce_block_command(at.lens, ct.lens, *rv, &err);
+    if (!line) {
+      warn(b.line,
+           fn + ": " + (err.empty() ? "block lacks aDesc / cDesc / reduceTensorDesc" : err));
+      return;
+    }
+    add(*line, true, b.line);
     return;
   }
   if (fn == "miopenActivationForward" || fn == "miopenActivationBackward") {

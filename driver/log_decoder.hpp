@@ -49,6 +49,7 @@ class LogDecoder {
   struct Block {
     std::string function;
     std::map<std::string, std::string> args;
+    std::string last;  // the latest argument: MIOpen's multi-line values continue it
     size_t line = 0;
   };
   struct Entry {

@@ -2,10 +2,11 @@
 // a solution id from the bytes, Find + run with a workspace whose claimed size comes from the
 // bytes, bias), batch norm (training, inference, backward, V1 and V2), RNN (legacy and sequence
 // API with workspace / reserve sizes from the bytes), dropout and the tensor ops (OpTensor with
-// a B of fuzzed lengths, SetTensor, ScaleTensor, TransformTensor between fuzzed descriptors) and
-// LRN forward / backward.
-// Shapes stay small (every dim
-// <= 8, at most 4096 elements per tensor); whether the descriptors agree is up to the fuzzer.
+// a B of fuzzed lengths, SetTensor, ScaleTensor, TransformTensor between fuzzed descriptors),
+// LRN forward / backward and miopenReduceTensor (C's lengths A's with fuzzed dims set to 1, or
+// anything; a fuzzed reduce descriptor; workspace and indices buffers sized from the sizes the
+// API returns, the claims sometimes short). Shapes stay small (every dim <= 8, at most 4096
+// elements per tensor); whether the descriptors agree is up to the fuzzer.
 //
 // Every tensor buffer is allocated at the size its own descriptor needs
 // (miopenGetTensorNumBytes); size arguments (workspace, reserve, states, weight space) are
@@ -17,6 +18,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "fuzz_common.hpp"
@@ -688,6 +690,61 @@ void lrn(FuzzedDataProvider& fdp, miopenHandle_t h) {
                     dx.desc, dx.data(), wsp);
 }
 
+// A reduction: A fuzzed; C mostly A's lengths with a fuzzed set of dims at 1 (packed, or with
+// strides from the bytes), sometimes another fuzzed descriptor or type; the descriptor set from
+// the bytes (a refused set leaves MIOpen's default); scalars 8 bytes each (double data reads
+// doubles), sometimes null.
+void reduction(FuzzedDataProvider& fdp, miopenHandle_t h) {
+  Tensor a, c;
+  const miopenDataType_t type =
+      fdp.ConsumeIntegralInRange(0, 7) == 0 ? miopenDouble : compute_type(fdp);
+  set_tensor(fdp, a, type, fdp.ConsumeIntegralInRange(0, 5));
+  int nd = 0;
+  std::array<int, 5> lens{}, strides{};
+  miopenDataType_t got_type;
+  if (miopenGetTensorDescriptorSize(a.desc, &nd) != miopenStatusSuccess || nd < 1 || nd > 5 ||
+      miopenGetTensorDescriptor(a.desc, &got_type, lens.data(), strides.data()) !=
+          miopenStatusSuccess)
+    return;
+  if (fdp.ConsumeIntegralInRange(0, 7) == 0) {
+    set_tensor(fdp, c, fdp.ConsumeBool() ? type : compute_type(fdp),
+               fdp.ConsumeIntegralInRange(0, 5));
+  } else {
+    const unsigned mask = fdp.ConsumeIntegral<uint8_t>();
+    for (int i = 0; i < nd; ++i)
+      if (mask & (1u << i)) lens[i] = 1;
+    const bool strided = fdp.ConsumeIntegralInRange(0, 3) == 0;
+    for (int i = 0; i < nd; ++i)
+      strides[i] = fdp.ConsumeIntegralInRange(0, 64);
+    miopenSetTensorDescriptor(c.desc, type, nd, lens.data(), strided ? strides.data() : nullptr);
+  }
+  if (!a.alloc(fdp) || !c.alloc(fdp)) return;
+  miopenReduceTensorDescriptor_t rd = nullptr;
+  if (miopenCreateReduceTensorDescriptor(&rd) != miopenStatusSuccess) return;
+  const std::unique_ptr<std::remove_pointer_t<miopenReduceTensorDescriptor_t>,
+                        miopenStatus_t (*)(miopenReduceTensorDescriptor_t)>
+      owner(rd, miopenDestroyReduceTensorDescriptor);
+  const miopenDataType_t comp = fdp.ConsumeBool()
+                                    ? (type == miopenDouble ? miopenDouble : miopenFloat)
+                                    : anydnn::fuzz::data_type(fdp);
+  miopenSetReduceTensorDescriptor(rd, enum_value<miopenReduceTensorOp_t>(fdp, 7), comp,
+                                  enum_value<miopenNanPropagation_t>(fdp, 1),
+                                  enum_value<miopenReduceTensorIndices_t>(fdp, 1),
+                                  enum_value<miopenIndicesType_t>(fdp, 3));
+  size_t ws_need = 0, idx_need = 0;
+  miopenGetReductionWorkspaceSize(h, rd, a.desc, c.desc, &ws_need);
+  miopenGetReductionIndicesSize(h, rd, a.desc, c.desc, &idx_need);
+  std::vector<uint8_t> ws = workspace(fdp, ws_need), idx = workspace(fdp, idx_need);
+  uint64_t alpha = fdp.ConsumeIntegral<uint64_t>(), beta = fdp.ConsumeIntegral<uint64_t>();
+  if (fdp.ConsumeBool()) {  // ordinary values: 1 and 0 (or 0.5) in the data's scalar type
+    alpha = type == miopenDouble ? 0x3ff0000000000000u : 0x3f800000u;
+    beta = fdp.ConsumeBool() ? 0 : (type == miopenDouble ? 0x3fe0000000000000u : 0x3f000000u);
+  }
+  const bool null_scalar = fdp.ConsumeIntegralInRange(0, 15) == 0;
+  miopenReduceTensor(h, rd, ws_ptr(fdp, idx), idx.size(), ws_ptr(fdp, ws), ws.size(),
+                     null_scalar ? nullptr : &alpha, a.desc, a.data(), &beta, c.desc, c.data());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -703,7 +760,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   miopenHandle_t h = nullptr;
   if (miopenCreate(&h) != miopenStatusSuccess) return 0;
   for (int step = 0; step < 3 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 6)) {
+    switch (fdp.ConsumeIntegralInRange(0, 7)) {
       case 0:
         convolution(fdp, h);
         break;
@@ -724,6 +781,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 6:
         lrn(fdp, h);
+        break;
+      case 7:
+        reduction(fdp, h);
         break;
     }
   }

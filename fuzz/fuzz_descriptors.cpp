@@ -1,5 +1,6 @@
 // Descriptor setters and getters of the C API with hostile values: a byte-driven sequence of
-// calls on a small pool of tensor, convolution, RNN, dropout, sequence-tensor and LRN descriptors.
+// calls on a small pool of tensor, convolution, RNN, dropout, sequence-tensor, LRN and
+// reduce-tensor descriptors.
 // Every call must return a status; the harness ignores which one. Arrays handed to the library
 // are always as long as the count passed with them (the API cannot check that), so any read or
 // write out of bounds is the library's.
@@ -29,6 +30,7 @@ struct Pool {
   std::array<miopenDropoutDescriptor_t, 2> drops{};
   std::array<miopenSeqTensorDescriptor_t, 2> seqs{};
   std::array<miopenLRNDescriptor_t, 2> lrns{};
+  std::array<miopenReduceTensorDescriptor_t, 2> reds{};
   std::vector<std::vector<uint8_t>> dropout_states;  // kept alive while a descriptor uses them
 
   ~Pool() {
@@ -44,6 +46,8 @@ struct Pool {
       if (s) miopenDestroySeqTensorDescriptor(s);
     for (auto& l : lrns)
       if (l) miopenDestroyLRNDescriptor(l);
+    for (auto& r : reds)
+      if (r) miopenDestroyReduceTensorDescriptor(r);
     if (handle) miopenDestroy(handle);
   }
 };
@@ -413,10 +417,43 @@ void lrn_op(FuzzedDataProvider& fdp, Pool& p) {
   }
 }
 
+// The reduce-tensor descriptor's set / get and the two size queries on pool tensors (set or
+// not, any shapes), with null out-parameters now and then.
+void reduce_op(FuzzedDataProvider& fdp, Pool& p) {
+  miopenReduceTensorDescriptor_t d = pick(fdp, p.reds);
+  switch (fdp.ConsumeIntegralInRange(0, 2)) {
+    case 0:
+      miopenSetReduceTensorDescriptor(d, enum_value<miopenReduceTensorOp_t>(fdp, 7), data_type(fdp),
+                                      enum_value<miopenNanPropagation_t>(fdp, 1),
+                                      enum_value<miopenReduceTensorIndices_t>(fdp, 1),
+                                      enum_value<miopenIndicesType_t>(fdp, 3));
+      break;
+    case 1: {
+      miopenReduceTensorOp_t op;
+      miopenDataType_t comp;
+      miopenNanPropagation_t nan;
+      miopenReduceTensorIndices_t idx;
+      miopenIndicesType_t it;
+      miopenGetReduceTensorDescriptor(d, fdp.ConsumeBool() ? &op : nullptr, &comp,
+                                      fdp.ConsumeBool() ? &nan : nullptr, &idx,
+                                      fdp.ConsumeBool() ? &it : nullptr);
+      break;
+    }
+    case 2: {
+      size_t bytes = 0;
+      const auto fn =
+          fdp.ConsumeBool() ? miopenGetReductionWorkspaceSize : miopenGetReductionIndicesSize;
+      fn(fdp.ConsumeIntegralInRange(0, 7) == 0 ? nullptr : p.handle, d, pick(fdp, p.tensors),
+         pick(fdp, p.tensors), fdp.ConsumeIntegralInRange(0, 7) == 0 ? nullptr : &bytes);
+      break;
+    }
+  }
+}
+
 // Destroys and recreates one slot (descriptor lifetimes interleave with use).
 void recreate_op(FuzzedDataProvider& fdp, Pool& p) {
   const size_t i = fdp.ConsumeIntegralInRange<size_t>(0, 1);
-  switch (fdp.ConsumeIntegralInRange(0, 4)) {
+  switch (fdp.ConsumeIntegralInRange(0, 5)) {
     case 0:
       miopenDestroyTensorDescriptor(p.tensors[i]);
       p.tensors[i] = nullptr;
@@ -440,6 +477,11 @@ void recreate_op(FuzzedDataProvider& fdp, Pool& p) {
       miopenDestroySeqTensorDescriptor(p.seqs[i]);
       p.seqs[i] = nullptr;
       miopenCreateSeqTensorDescriptor(&p.seqs[i]);
+      break;
+    case 5:
+      miopenDestroyReduceTensorDescriptor(p.reds[i]);
+      p.reds[i] = nullptr;
+      miopenCreateReduceTensorDescriptor(&p.reds[i]);
       break;
   }
 }
@@ -467,12 +509,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     miopenCreateSeqTensorDescriptor(&s);
   for (auto& l : p.lrns)
     miopenCreateLRNDescriptor(&l);
+  for (auto& r : p.reds)
+    miopenCreateReduceTensorDescriptor(&r);
   // Null out-parameters of the creators.
   miopenCreateTensorDescriptor(nullptr);
   miopenCreateConvolutionDescriptor(nullptr);
+  miopenCreateReduceTensorDescriptor(nullptr);
 
   for (int step = 0; step < 64 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 6)) {
+    switch (fdp.ConsumeIntegralInRange(0, 7)) {
       case 0:
       case 1:
         tensor_op(fdp, p);
@@ -491,6 +536,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 6:
         lrn_op(fdp, p);
+        break;
+      case 7:
+        reduce_op(fdp, p);
         break;
     }
   }

@@ -1,9 +1,10 @@
 // MIOpenDriver's argument parsing: the input is a command line (whitespace-separated tokens,
 // base first). conv / bnorm lines go through the flag table, the spec builders and the
 // round trip to driver arguments, which must read back to the same arguments
-// (driver/conv_spec.hpp, bn_spec.hpp); lrn lines likewise (lrn_spec.hpp). RNN lines go through the
-// flag table and, when every size is tiny, through the RNN drivers themselves (their flag checks
-// live in run_*). Other bases try every parser.
+// (driver/conv_spec.hpp, bn_spec.hpp); lrn lines likewise (lrn_spec.hpp). RNN lines go through
+// the flag table and, when every size is tiny, through the RNN drivers themselves (their flag
+// checks live in run_*). reduce lines round trip like conv lines (driver/reduce_spec.hpp). Other
+// bases try every parser.
 #include <climits>
 #include <cstdlib>
 #include <exception>
@@ -16,6 +17,7 @@
 #include "fuzz_common.hpp"
 #include "input_flags.hpp"
 #include "lrn_spec.hpp"
+#include "reduce_spec.hpp"
 #include "rnn_driver.hpp"
 
 namespace drv = anydnn::driver;
@@ -122,6 +124,23 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
+// The LogCmdRedux round trip: a parsed line's arguments read back to the same arguments.
+void check_reduce(const std::string& line) {
+  drv::ReduceSpec spec;
+  if (drv::parse_reduce_line(line, spec)) return;
+  const std::string args = drv::to_reduce_driver_args(spec);
+  drv::ReduceSpec again;
+  if (const auto err = drv::parse_reduce_line(args, again)) {
+    fprintf(stderr, "reduce round trip failed: '%s' -> '%s': %s\n", line.c_str(), args.c_str(),
+            err->c_str());
+    __builtin_trap();
+  }
+  if (drv::to_reduce_driver_args(again) != args) {
+    fprintf(stderr, "reduce round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
+    __builtin_trap();
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;
   const std::string line(reinterpret_cast<const char*>(data), size);
@@ -145,6 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (is_bn || !(is_conv || is_rnn)) check_bn(line);
   if (is_rnn) check_rnn(base, argv);
   if (drv::lrn_base_type(base, d)) check_lrn(line);
+  check_reduce(line);
 
   // The flag tables with any base: parse, then read every flag back.
   drv::InputFlags conv_flags;

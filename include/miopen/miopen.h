@@ -109,6 +109,7 @@ MIOPEN_DECLARE_OBJECT(miopenConvolutionDescriptor);
 MIOPEN_DECLARE_OBJECT(miopenActivationDescriptor);
 MIOPEN_DECLARE_OBJECT(miopenRNNDescriptor);
 MIOPEN_DECLARE_OBJECT(miopenDropoutDescriptor);
+MIOPEN_DECLARE_OBJECT(miopenReduceTensorDescriptor);
 
 /* ---------------------------------------------------------------------------------------------
  * Enumerations shared by several families
@@ -466,6 +467,64 @@ MIOPEN_EXPORT miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle
                                                            const void* dy, const void* beta,
                                                            const miopenTensorDescriptor_t dbDesc,
                                                            void* db);
+
+/* Tensor reduction (MIOpen's TensorReduce group): C = alpha * reduceOp(A) + beta * C, reducing
+ * the dimensions where C's length is 1. */
+#define MIOPEN_API_VERSION_REDUCE_TENSOR 1
+
+typedef enum {
+  MIOPEN_REDUCE_TENSOR_ADD = 0,
+  MIOPEN_REDUCE_TENSOR_MUL = 1,
+  MIOPEN_REDUCE_TENSOR_MIN = 2,
+  MIOPEN_REDUCE_TENSOR_MAX = 3,
+  MIOPEN_REDUCE_TENSOR_AMAX = 4,
+  MIOPEN_REDUCE_TENSOR_AVG = 5,
+  MIOPEN_REDUCE_TENSOR_NORM1 = 6,
+  MIOPEN_REDUCE_TENSOR_NORM2 = 7,
+} miopenReduceTensorOp_t;
+
+typedef enum {
+  MIOPEN_NOT_PROPAGATE_NAN = 0,
+  MIOPEN_PROPAGATE_NAN = 1,
+} miopenNanPropagation_t;
+
+typedef enum {
+  MIOPEN_REDUCE_TENSOR_NO_INDICES = 0,
+  MIOPEN_REDUCE_TENSOR_FLATTENED_INDICES = 1,
+} miopenReduceTensorIndices_t;
+
+typedef enum {
+  MIOPEN_32BIT_INDICES = 0,
+  MIOPEN_64BIT_INDICES = 1,
+  MIOPEN_16BIT_INDICES = 2,
+  MIOPEN_8BIT_INDICES = 3,
+} miopenIndicesType_t;
+
+MIOPEN_EXPORT miopenStatus_t
+miopenCreateReduceTensorDescriptor(miopenReduceTensorDescriptor_t* reduceTensorDesc);
+MIOPEN_EXPORT miopenStatus_t
+miopenDestroyReduceTensorDescriptor(miopenReduceTensorDescriptor_t reduceTensorDesc);
+MIOPEN_EXPORT miopenStatus_t miopenSetReduceTensorDescriptor(
+    miopenReduceTensorDescriptor_t reduceTensorDesc, miopenReduceTensorOp_t reduceTensorOp,
+    miopenDataType_t reduceTensorCompType, miopenNanPropagation_t reduceTensorNanOpt,
+    miopenReduceTensorIndices_t reduceTensorIndices, miopenIndicesType_t reduceTensorIndicesType);
+MIOPEN_EXPORT miopenStatus_t miopenGetReduceTensorDescriptor(
+    const miopenReduceTensorDescriptor_t reduceTensorDesc, miopenReduceTensorOp_t* reduceTensorOp,
+    miopenDataType_t* reduceTensorCompType, miopenNanPropagation_t* reduceTensorNanOpt,
+    miopenReduceTensorIndices_t* reduceTensorIndices, miopenIndicesType_t* reduceTensorIndicesType);
+MIOPEN_EXPORT miopenStatus_t miopenGetReductionIndicesSize(
+    miopenHandle_t handle, const miopenReduceTensorDescriptor_t reduceTensorDesc,
+    const miopenTensorDescriptor_t aDesc, const miopenTensorDescriptor_t cDesc,
+    size_t* sizeInBytes);
+MIOPEN_EXPORT miopenStatus_t miopenGetReductionWorkspaceSize(
+    miopenHandle_t handle, const miopenReduceTensorDescriptor_t reduceTensorDesc,
+    const miopenTensorDescriptor_t aDesc, const miopenTensorDescriptor_t cDesc,
+    size_t* sizeInBytes);
+MIOPEN_EXPORT miopenStatus_t miopenReduceTensor(
+    miopenHandle_t handle, const miopenReduceTensorDescriptor_t reduceTensorDesc, void* indices,
+    size_t indicesSizeInBytes, void* workspace, size_t workspaceSizeInBytes, const void* alpha,
+    const miopenTensorDescriptor_t aDesc, const void* A, const void* beta,
+    const miopenTensorDescriptor_t cDesc, void* C);
 
 #include <miopen/miopen_batchnorm.h>
 #include <miopen/miopen_lrn.h>

@@ -92,6 +92,26 @@ void log_value(std::ostream& os, miopenActivationDescriptor_t a) {
   os << ", " << o->desc.alpha << ", " << o->desc.beta << ", " << o->desc.gamma << ", ";
 }
 
+// MIOpen's operator<< for a reduce-tensor descriptor, over several lines as MIOpen's trace has
+// it (the indices type is not printed):
+//   reduceTensorDesc = ReduceTensor Descriptor :
+//   Reduction Operation Type : 3
+//   Reduction CompType : 1
+//   NanPropagation Option : 0
+//   Indices Option : 1
+// followed by MIOpen's empty line. The log decoder joins the lines back to one value.
+void log_value(std::ostream& os, miopenReduceTensorDescriptor_t r) {
+  const auto* o = peek<ReduceTensorObject, ObjectTag::ReduceTensor>(r);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(r));
+    return;
+  }
+  os << "ReduceTensor Descriptor : \nReduction Operation Type : " << static_cast<int>(o->desc.op)
+     << "\nReduction CompType : " << static_cast<int>(o->desc.comp_type)
+     << "\nNanPropagation Option : " << static_cast<int>(o->desc.nan_opt)
+     << "\nIndices Option : " << static_cast<int>(o->desc.indices) << "\n";
+}
+
 // MIOpen's operator<< for a softmax descriptor: "softmax,alpha1,beta0,algorithm1,mode1,".
 void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s) {
   const auto* o = peek<SoftmaxObject, ObjectTag::Softmax>(s);

@@ -16,6 +16,7 @@
 #include "handle/handle.hpp"
 #include "problem/activation_problem.hpp"
 #include "problem/lrn_problem.hpp"
+#include "problem/reduce_problem.hpp"
 
 namespace anydnn::api {
 
@@ -30,6 +31,7 @@ enum class ObjectTag : uint32_t {
   Activation = 0x414e4131u,
   Softmax = 0x414e5831u,
   Lrn = 0x414e4c31u,
+  ReduceTensor = 0x414e5531u,  // "ANU1"
 };
 
 struct HandleObject : miopenHandle {
@@ -107,6 +109,14 @@ struct LrnObject : miopenLRNDescriptor {
   LrnDesc desc;
 };
 
+// miopenSetReduceTensorDescriptor's arguments; a new descriptor is MIOpen's default (ADD, fp32,
+// no NaN propagation, no indices, 32-bit indices).
+struct ReduceTensorObject : miopenReduceTensorDescriptor {
+  ~ReduceTensorObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::ReduceTensor;
+  ReduceTensorDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -140,6 +150,10 @@ inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "acti
   return deref_object<ActivationObject, ObjectTag::Activation>(d, name).desc;
 }
 
+inline ReduceTensorDesc& deref(miopenReduceTensorDescriptor_t d,
+                               const char* name = "reduceTensorDesc") {
+  return deref_object<ReduceTensorObject, ObjectTag::ReduceTensor>(d, name).desc;
+}
 inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
   return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
 }

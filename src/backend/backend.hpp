@@ -27,6 +27,7 @@ class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
 class TensorOpSolver;
+class ReduceSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -52,6 +53,8 @@ struct Primitives {
   const SolverRegistry<LrnSolver>* lrn = nullptr;          // lrn/lrn_registry.hpp
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
+  // reduction/reduce_registry.hpp: miopenReduceTensor
+  const SolverRegistry<ReduceSolver>* reduce = nullptr;
 };
 
 class Backend {
@@ -76,6 +79,7 @@ class Backend {
   const SolverRegistry<TensorOpSolver>& tensor_op_solvers() const {
     return *primitives().tensor_op;
   }
+  const SolverRegistry<ReduceSolver>& reduce_solvers() const { return *primitives().reduce; }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;

@@ -1,8 +1,8 @@
 // The selection rule of every family that runs the first applicable solver of its registry
-// (batch norm, activation, tensor ops): the first applicable solver that is not fallback-only,
-// else the first applicable fallback. Each rejection is logged at Info2 with its reason; when
-// nothing applies the call fails with NotImplemented and every reason. Convolution has its own
-// selection (Find, immediate mode, the find-db) in conv/conv_ops.cpp.
+// (batch norm, activation, softmax, tensor ops, reduction): the first applicable solver that is
+// not fallback-only, else the first applicable fallback. Each rejection is logged at Info2 with
+// its reason; when nothing applies the call fails with NotImplemented and every reason.
+// Convolution has its own selection (Find, immediate mode, the find-db) in conv/conv_ops.cpp.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 /* Links the installed libMIOpen through find_package(miopen) and makes real calls: the version,
-   a handle, activation, softmax and LRN forward / backward through miopen/miopen.h alone (host
-   buffers: the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
+   a handle, activation, softmax, LRN forward / backward and a reduction with indices through
+   miopen/miopen.h alone (host buffers: the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
 #include <math.h>
 #include <miopen/miopen.h>
 #include <miopen/version.h>
@@ -84,6 +84,38 @@ static int lrn_works(miopenHandle_t h) {
   return bad;
 }
 
+/* MAX over the columns of a 2x3 tensor with flattened indices, buffers sized as the library
+   asks; 0 when the maxima and their column indices are right. */
+static int reduction_works(miopenHandle_t h) {
+  const float a[6] = {1.0f, 5.0f, 2.0f, -1.0f, -3.0f, -2.0f};
+  const int a_lens[2] = {2, 3}, c_lens[2] = {2, 1};
+  float c[2] = {0.0f, 0.0f}, ws[2048];
+  int idx[2] = {-1, -1}, bad = 0;
+  size_t ws_bytes = 0, idx_bytes = 0;
+  const float one = 1.0f, zero = 0.0f;
+  miopenTensorDescriptor_t ad, cd;
+  miopenReduceTensorDescriptor_t r;
+  if (miopenCreateTensorDescriptor(&ad) != miopenStatusSuccess) return 1;
+  if (miopenCreateTensorDescriptor(&cd) != miopenStatusSuccess) return 1;
+  if (miopenCreateReduceTensorDescriptor(&r) != miopenStatusSuccess) return 1;
+  bad |= miopenSetTensorDescriptor(ad, miopenFloat, 2, a_lens, NULL) != miopenStatusSuccess;
+  bad |= miopenSetTensorDescriptor(cd, miopenFloat, 2, c_lens, NULL) != miopenStatusSuccess;
+  bad |= miopenSetReduceTensorDescriptor(
+             r, MIOPEN_REDUCE_TENSOR_MAX, miopenFloat, MIOPEN_NOT_PROPAGATE_NAN,
+             MIOPEN_REDUCE_TENSOR_FLATTENED_INDICES, MIOPEN_32BIT_INDICES) != miopenStatusSuccess;
+  bad |= miopenGetReductionWorkspaceSize(h, r, ad, cd, &ws_bytes) != miopenStatusSuccess;
+  bad |= miopenGetReductionIndicesSize(h, r, ad, cd, &idx_bytes) != miopenStatusSuccess;
+  bad |= ws_bytes > sizeof ws || idx_bytes != sizeof idx;
+  if (!bad)
+    bad |= miopenReduceTensor(h, r, idx, idx_bytes, ws, ws_bytes, &one, ad, a, &zero, cd, c) !=
+           miopenStatusSuccess;
+  bad |= c[0] != 5.0f || c[1] != -1.0f || idx[0] != 1 || idx[1] != 0;
+  miopenDestroyReduceTensorDescriptor(r);
+  miopenDestroyTensorDescriptor(cd);
+  miopenDestroyTensorDescriptor(ad);
+  return bad;
+}
+
 int main(void) {
   size_t major, minor, patch;
   miopenHandle_t h;
@@ -101,7 +133,12 @@ int main(void) {
     printf("LRN through miopen/miopen.h failed\n");
     return 1;
   }
+  if (reduction_works(h)) {
+    printf("reduction through miopen/miopen.h failed\n");
+    return 1;
+  }
   if (miopenDestroy(h) != miopenStatusSuccess) return 1;
-  printf("found MIOpen %zu.%zu.%zu (activation, softmax and LRN work)\n", major, minor, patch);
+  printf("found MIOpen %zu.%zu.%zu (activation, softmax, LRN and reduction work)\n", major, minor,
+         patch);
   return major == MIOPEN_VERSION_MAJOR ? 0 : 1;
 }

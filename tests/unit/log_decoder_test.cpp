@@ -11,6 +11,7 @@
 
 #include "log_decoder.hpp"
 #include "log_replay.hpp"
+#include "reduce_spec.hpp"
 
 namespace anydnn::driver {
 namespace {
@@ -262,6 +263,58 @@ TEST(LogDecoder, TensorOpCommandsAndBlocks) {
   r = decode("Command [LogCmdTensorOp] ./bin/MIOpenDriver tensorop -n 1 --bogus 2\n");
   EXPECT_TRUE(r.commands.empty());
   EXPECT_EQ(r.warnings.size(), 1u);
+}
+
+// LogCmdRedux lines (MIOpen's "reducefp" base for float data, which the driver accepts) round
+// trip; miopenReduceTensor blocks with the descriptor over several lines, as anydnn's trace
+// prints it (every line prefixed) and as MIOpen's does (continuation lines unprefixed).
+TEST(LogDecoder, ReduceCommandsAndBlocks) {
+  const std::string line = "reducefp -A 0.5 -B 0.25 -C 1 -D 64,3,1,32 -I 0 -N 1 -O 6 -R 0,2,3";
+  auto r = decode("MIOpen(HIP): Command [LogCmdRedux] ./bin/MIOpenDriver " + line + "\n" +
+                  "MIOpenDriver reducefp16 -D 4,5 -R 1 -O 3 -I 1 -t 1 -V 1 -i 5\n");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command, line);
+  EXPECT_EQ(r.commands[1].command, "reducefp16 -A 1 -B 0 -C 1 -D 4,5 -I 1 -N 0 -O 3 -R 1");
+  ReduceSpec s;
+  ASSERT_FALSE(parse_reduce_line(line, s));
+  EXPECT_EQ(to_reduce_driver_args(s), line);
+  EXPECT_EQ(s.out_lens(), (std::vector<int>{1, 3, 1, 1}));
+  ASSERT_FALSE(parse_reduce_line("reducefp64 -D 2,3 -R 1 -C 1", s));
+  EXPECT_EQ(s.comp, 6);  // reducefp64 computes in double, as MIOpen's driver
+  EXPECT_TRUE(parse_reduce_line("reduce -D 2,3 -R 2", s));
+  EXPECT_TRUE(parse_reduce_line("reduce -D 2,x", s));
+  EXPECT_TRUE(parse_reduce_line("reduceint -D 2,3 -R 1", s));
+  r = decode(
+      "MIOpen(CPU): miopenStatus_t miopenReduceTensor(miopenHandle_t, ...){\n"
+      "MIOpen(CPU): \treduceTensorDesc = ReduceTensor Descriptor : \n"
+      "MIOpen(CPU): Reduction Operation Type : 4\n"
+      "MIOpen(CPU): Reduction CompType : 1\n"
+      "MIOpen(CPU): NanPropagation Option : 1\n"
+      "MIOpen(CPU): Indices Option : 1\n"
+      "MIOpen(CPU): \n"
+      "MIOpen(CPU): \taDesc = {2, 3, 4, 5, 6, 7}, {2520, 840, 210, 42, 7, 1}, packed, \n"
+      "MIOpen(CPU): \tcDesc = {2, 1, 4, 1, 6, 1}, {24, 24, 6, 6, 1, 1}, packed, \n"
+      "MIOpen(CPU): }\n"
+      "MIOpen(HIP): miopenStatus_t miopenReduceTensor(miopenHandle_t, ...){\n"
+      "MIOpen(HIP): \treduceTensorDesc = ReduceTensor Descriptor : \n"
+      "Reduction Operation Type : 0\n"
+      "Reduction CompType : 1\n"
+      "NanPropagation Option : 0\n"
+      "Indices Option : 0\n"
+      "\n"
+      "MIOpen(HIP): \taDesc = {9}, {1}, packed, \n"
+      "MIOpen(HIP): \tcDesc = {1}, {1}, packed, \n"
+      "MIOpen(HIP): }\n"
+      "MIOpen(CPU): miopenStatus_t miopenReduceTensor(miopenHandle_t, ...){\n"
+      "MIOpen(CPU): \treduceTensorDesc = 0x1234\n"
+      "MIOpen(CPU): \taDesc = {9}, {1}, packed, \n"
+      "MIOpen(CPU): \tcDesc = {1}, {1}, packed, \n"
+      "MIOpen(CPU): }\n");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command, "reduce -A 1 -B 0 -C 1 -D 2,3,4,5,6,7 -I 1 -N 1 -O 4 -R 1,3,5");
+  EXPECT_EQ(r.commands[1].command, "reduce -A 1 -B 0 -C 1 -D 9 -I 0 -N 0 -O 0 -R 0");
+  ASSERT_EQ(r.warnings.size(), 1u);  // the third block's descriptor is only a pointer
+  EXPECT_NE(r.warnings[0].find("not readable"), std::string::npos) << r.warnings[0];
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
 #include "lrn/lrn_registry.hpp"
+#include "reduction/reduce_registry.hpp"
 #include "softmax/softmax_registry.hpp"
 #include "solver/conv_solver.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
@@ -45,7 +46,8 @@ class CpuBackend final : public Backend {
         isa_(config.cpu_isa),
         rnn_kernels_(config.cpu_isa, config.num_threads),
         dropout_kernels_(config.num_threads),
-        tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()) {
+        tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()),
+        reduce_solvers_(make_reduce_registry<BackendKind::Cpu>()) {
     primitives_.conv = &conv_solvers_;
     primitives_.bn = &bn_solvers_;
     primitives_.activation = &activation_solvers_;
@@ -55,6 +57,7 @@ class CpuBackend final : public Backend {
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
     primitives_.tensor_op = &tensor_op_solvers_;
+    primitives_.reduce = &reduce_solvers_;
   }
 
   BackendKind kind() const override { return BackendKind::Cpu; }
@@ -96,6 +99,7 @@ class CpuBackend final : public Backend {
   cpu::CpuRnnKernels rnn_kernels_;
   cpu::CpuDropoutKernels dropout_kernels_;
   TensorOpSolverRegistry tensor_op_solvers_;
+  ReduceSolverRegistry reduce_solvers_;
 };
 
 }  // namespace
