@@ -469,6 +469,7 @@ MIOPEN_EXPORT miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle
 
 #include <miopen/miopen_batchnorm.h>
 #include <miopen/miopen_rnn.h>
+#include <miopen/miopen_pooling.h>
 
 #ifdef __cplusplus
 }

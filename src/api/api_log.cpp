@@ -92,6 +92,30 @@ void log_value(std::ostream& os, miopenActivationDescriptor_t a) {
   os << ", " << o->desc.alpha << ", " << o->desc.beta << ", " << o->desc.gamma << ", ";
 }
 
+// MIOpen's operator<< for a pooling descriptor: the mode (its MIOPEN_LOG_ENUM names only max
+// and average), then lengths, pads and strides.
+void log_value(std::ostream& os, miopenPoolingDescriptor_t p) {
+  const auto* o = peek<PoolingObject, ObjectTag::Pooling>(p);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(p));
+    return;
+  }
+  const int m = static_cast<int>(o->desc.mode);
+  if (m == miopenPoolingMax)
+    os << "miopenPoolingMax";
+  else if (m == miopenPoolingAverage)
+    os << "miopenPoolingAverage";
+  else
+    os << "Unknown: " << m;
+  os << ", ";
+  log_range(os, o->desc.lens);
+  os << ", ";
+  log_range(os, o->desc.pads);
+  os << ", ";
+  log_range(os, o->desc.strides);
+  os << ", ";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

@@ -14,6 +14,7 @@
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
+#include "pooling/pooling_desc.hpp"
 #include "problem/activation_problem.hpp"
 
 namespace anydnn::api {
@@ -27,6 +28,7 @@ enum class ObjectTag : uint32_t {
   Dropout = 0x414e4431u,
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
+  Pooling = 0x414e5031u,
 };
 
 struct HandleObject : miopenHandle {
@@ -78,6 +80,13 @@ struct ActivationObject : miopenActivationDescriptor {
   ActivMode desc;
 };
 
+// The pooling descriptor (pooling/pooling_desc.hpp); a new one is unset max pooling.
+struct PoolingObject : miopenPoolingDescriptor {
+  ~PoolingObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Pooling;
+  PoolingDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -109,6 +118,10 @@ inline DropoutDescriptor& deref(miopenDropoutDescriptor_t d, const char* name = 
 
 inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "activDesc") {
   return deref_object<ActivationObject, ObjectTag::Activation>(d, name).desc;
+}
+
+inline PoolingDesc& deref(miopenPoolingDescriptor_t d, const char* name = "poolDesc") {
+  return deref_object<PoolingObject, ObjectTag::Pooling>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

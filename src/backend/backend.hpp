@@ -25,6 +25,7 @@ class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
 class TensorOpSolver;
+class PoolingSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -48,6 +49,8 @@ struct Primitives {
   const SolverRegistry<ActivationSolver>* activation = nullptr;
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
+  // pooling/pooling_registry.hpp
+  const SolverRegistry<PoolingSolver>* pooling = nullptr;
 };
 
 class Backend {
@@ -64,6 +67,7 @@ class Backend {
   const SolverRegistry<ActivationSolver>& activation_solvers() const {
     return *primitives().activation;
   }
+  const SolverRegistry<PoolingSolver>& pooling_solvers() const { return *primitives().pooling; }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }

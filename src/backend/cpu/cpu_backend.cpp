@@ -6,6 +6,7 @@
 #include <string>
 
 #include "activation/activation_registry.hpp"
+#include "pooling/pooling_registry.hpp"
 #include "backend/backend.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
@@ -41,7 +42,8 @@ class CpuBackend final : public Backend {
         isa_(config.cpu_isa),
         rnn_kernels_(config.cpu_isa, config.num_threads),
         dropout_kernels_(config.num_threads),
-        tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()) {
+        tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()),
+        pooling_solvers_(make_pooling_registry<BackendKind::Cpu>()) {
     primitives_.conv = &conv_solvers_;
     primitives_.bn = &bn_solvers_;
     primitives_.activation = &activation_solvers_;
@@ -49,6 +51,7 @@ class CpuBackend final : public Backend {
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
     primitives_.tensor_op = &tensor_op_solvers_;
+    primitives_.pooling = &pooling_solvers_;
   }
 
   BackendKind kind() const override { return BackendKind::Cpu; }
@@ -88,6 +91,7 @@ class CpuBackend final : public Backend {
   cpu::CpuRnnKernels rnn_kernels_;
   cpu::CpuDropoutKernels dropout_kernels_;
   TensorOpSolverRegistry tensor_op_solvers_;
+  PoolingSolverRegistry pooling_solvers_;
 };
 
 }  // namespace

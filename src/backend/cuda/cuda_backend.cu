@@ -7,6 +7,7 @@
 #include <string>
 
 #include "activation/activation_registry.hpp"
+#include "pooling/pooling_registry.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
@@ -58,6 +59,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
       bn_solvers_(make_bn_registry<BackendKind::Cuda>()),
       activation_solvers_(make_activation_registry<BackendKind::Cuda>()),
       tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cuda>()),
+      pooling_solvers_(make_pooling_registry<BackendKind::Cuda>()),
       conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
   primitives_.conv = &conv_solvers_;
@@ -67,6 +69,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   primitives_.rnn = &rnn_kernels_;
   primitives_.dropout = &dropout_kernels_;
   primitives_.tensor_op = &tensor_op_solvers_;
+  primitives_.pooling = &pooling_solvers_;
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,
