@@ -468,8 +468,8 @@ MIOPEN_EXPORT miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle
                                                            void* db);
 
 #include <miopen/miopen_batchnorm.h>
-#include <miopen/miopen_rnn.h>
 #include <miopen/miopen_pooling.h>
+#include <miopen/miopen_rnn.h>
 
 #ifdef __cplusplus
 }

@@ -62,14 +62,14 @@ MIOPEN_EXPORT miopenStatus_t miopenGetPoolingNdForwardOutputDim(
     int* tensorDimArr);
 MIOPEN_EXPORT miopenStatus_t miopenPoolingGetWorkSpaceSize(const miopenTensorDescriptor_t yDesc,
                                                            size_t* workSpaceSize);
-MIOPEN_EXPORT miopenStatus_t miopenPoolingGetWorkSpaceSizeV2(
-    const miopenPoolingDescriptor_t poolDesc, const miopenTensorDescriptor_t yDesc,
-    size_t* workSpaceSize);
-MIOPEN_EXPORT miopenStatus_t miopenPoolingForward(
-    miopenHandle_t handle, const miopenPoolingDescriptor_t poolDesc, const void* alpha,
-    const miopenTensorDescriptor_t xDesc, const void* x, const void* beta,
-    const miopenTensorDescriptor_t yDesc, void* y, bool do_backward, void* workSpace,
-    size_t workSpaceSize);
+MIOPEN_EXPORT miopenStatus_t
+miopenPoolingGetWorkSpaceSizeV2(const miopenPoolingDescriptor_t poolDesc,
+                                const miopenTensorDescriptor_t yDesc, size_t* workSpaceSize);
+MIOPEN_EXPORT miopenStatus_t
+miopenPoolingForward(miopenHandle_t handle, const miopenPoolingDescriptor_t poolDesc,
+                     const void* alpha, const miopenTensorDescriptor_t xDesc, const void* x,
+                     const void* beta, const miopenTensorDescriptor_t yDesc, void* y,
+                     bool do_backward, void* workSpace, size_t workSpaceSize);
 MIOPEN_EXPORT miopenStatus_t miopenPoolingBackward(
     miopenHandle_t handle, const miopenPoolingDescriptor_t poolDesc, const void* alpha,
     const miopenTensorDescriptor_t yDesc, const void* y, const miopenTensorDescriptor_t dyDesc,

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "activation/activation_registry.hpp"
-#include "pooling/pooling_registry.hpp"
 #include "backend/backend.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
@@ -15,6 +14,7 @@
 #include "bn/bn_registry.hpp"
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
+#include "pooling/pooling_registry.hpp"
 #include "solver/conv_solver.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
 

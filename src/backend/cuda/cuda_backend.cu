@@ -7,11 +7,11 @@
 #include <string>
 
 #include "activation/activation_registry.hpp"
-#include "pooling/pooling_registry.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 #include "bn/bn_registry.hpp"
+#include "pooling/pooling_registry.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
 
 namespace anydnn {

@@ -16,8 +16,8 @@
 #include "solver/activation_solver.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
-#include "solver/tensor_op_solver.hpp"
 #include "solver/pooling_solver.hpp"
+#include "solver/tensor_op_solver.hpp"
 
 namespace anydnn::cuda {
 
