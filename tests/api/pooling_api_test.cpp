@@ -70,7 +70,7 @@ TEST(PoolingApi, ForwardWithIndicesThenBackward) {
   ASSERT_EQ(
       miopenPoolingForward(h, pd, &one, xd, x.data(), &zero, yd, y.data(), true, ws.data(), 0),
       miopenStatusSuccess);
-  EXPECT_EQ(y, std::vector<float>({14, 15, 12, 13}));
+  EXPECT_EQ(y, std::vector<float>({12, 14, 15, 13}));
   EXPECT_EQ(miopenPoolingForward(h, pd, &one, xd, x.data(), &zero, yd, y.data(), true, nullptr, 0),
             miopenStatusBadParm);
   ASSERT_EQ(miopenPoolingBackward(h, pd, &one, yd, y.data(), yd, dy.data(), xd, x.data(), &zero, xd,
@@ -80,7 +80,7 @@ TEST(PoolingApi, ForwardWithIndicesThenBackward) {
   for (float v : dx)
     sum += v;
   EXPECT_EQ(sum, 10.0f);
-  EXPECT_EQ(dx[2], 1.0f);  // x[2] = 14 is the first window's max
+  EXPECT_EQ(dx[2], 2.0f);  // x[2] = 14 is the second window's max, dy[1] = 2
   EXPECT_EQ(miopenPoolingForward(h, pd, &one, yd, y.data(), &zero, xd, x.data(), false, nullptr, 0),
             miopenStatusSuccess);  // windows larger than the input are clipped, as MIOpen's
   miopenDestroyTensorDescriptor(xd);
