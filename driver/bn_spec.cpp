@@ -46,16 +46,7 @@ void add_bn_flags(InputFlags& f) {
 }
 
 std::optional<std::string> bn_spec_from_flags(const InputFlags& f, BnSpec& s) {
-  const int n = f.get_int("batchsize"), c = f.get_int("in_channels"), h = f.get_int("in_h"),
-            w = f.get_int("in_w"), d = f.get_int("in_d");
-  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || d < 0) return "sizes must be positive";
-  s.lens = d > 0 ? std::vector<int>{n, c, d, h, w} : std::vector<int>{n, c, h, w};
-  s.layout = f.get_str("layout");
-  if (s.layout.empty()) s.layout = d > 0 ? "NCDHW" : "NCHW";
-  const bool ok_layout = d > 0 ? (s.layout == "NCDHW" || s.layout == "NDHWC")
-                               : (s.layout == "NCHW" || s.layout == "NHWC");
-  if (!ok_layout)
-    return "layout " + s.layout + " does not fit a " + (d > 0 ? "5" : "4") + "-D tensor";
+  if (auto err = spatial_tensor_from_flags(f, s.lens, s.layout)) return err;
   const int mode = f.get_int("mode");
   if (mode != 0 && mode != 1) return "-m must be 0 (per-activation) or 1 (spatial)";
   s.mode = static_cast<miopenBatchNormMode_t>(mode);

@@ -86,4 +86,19 @@ void InputFlags::print_usage(std::ostream& os, const std::string& base) const {
   }
 }
 
+std::optional<std::string> spatial_tensor_from_flags(const InputFlags& f, std::vector<int>& lens,
+                                                     std::string& layout) {
+  const int n = f.get_int("batchsize"), c = f.get_int("in_channels"), h = f.get_int("in_h"),
+            w = f.get_int("in_w"), d = f.get_int("in_d");
+  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || d < 0) return "sizes must be positive";
+  lens = d > 0 ? std::vector<int>{n, c, d, h, w} : std::vector<int>{n, c, h, w};
+  layout = f.get_str("layout");
+  if (layout.empty()) layout = d > 0 ? "NCDHW" : "NCHW";
+  const bool ok_layout =
+      d > 0 ? (layout == "NCDHW" || layout == "NDHWC") : (layout == "NCHW" || layout == "NHWC");
+  if (!ok_layout)
+    return "layout " + layout + " does not fit a " + (d > 0 ? "5" : "4") + "-D tensor";
+  return std::nullopt;
+}
+
 }  // namespace anydnn::driver

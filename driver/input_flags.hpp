@@ -47,4 +47,10 @@ class InputFlags {
   bool help_ = false;
 };
 
+// The tensor of the drivers that take MIOpen's -n -c -H -W (-D) flags plus --layout (bnorm,
+// activ): lens {n, c, h, w} or, with -D > 0, {n, c, d, h, w}, and the layout (NCHW / NCDHW when
+// not given; NHWC / NDHWC allowed). Returns an error message, or nullopt.
+std::optional<std::string> spatial_tensor_from_flags(const InputFlags& f, std::vector<int>& lens,
+                                                     std::string& layout);
+
 }  // namespace anydnn::driver

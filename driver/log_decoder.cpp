@@ -8,6 +8,7 @@
 #include "activ_spec.hpp"
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
+#include "softmax_spec.hpp"
 
 namespace anydnn::driver {
 
@@ -73,14 +74,16 @@ std::string family_of(const std::string& base) {
   if (base.rfind("bnorm", 0) == 0) return "bnorm";
   if (base.rfind("activ", 0) == 0) return "activ";
   if (base.rfind("tensorop", 0) == 0) return "tensorop";
+  if (base.rfind("softmax", 0) == 0) return "softmax";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
   static const char* bases[] = {
-      "conv",          "convfp16",       "convbfp16",  "convint8",   "bnorm",    "bnormfp16",
-      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16", "rnn",        "rnnfp16",  "rnn_seq",
-      "rnn_seqfp16",   "activ",          "activfp16",  "activbfp16", "tensorop", "tensoropfp16"};
+      "conv",          "convfp16",       "convbfp16",   "convint8",   "bnorm",    "bnormfp16",
+      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",  "rnn",        "rnnfp16",  "rnn_seq",
+      "rnn_seqfp16",   "activ",          "activfp16",   "activbfp16", "tensorop", "tensoropfp16",
+      "softmax",       "softmaxfp16",    "softmaxbfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -355,6 +358,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_activ_line(join(args), spec)) return fail(*err);
       return to_activ_driver_args(spec);
     }
+    if (family_of(base) == "softmax") {
+      SoftmaxSpec spec;
+      if (auto err = parse_softmax_line(join(args), spec)) return fail(*err);
+      return to_softmax_driver_args(spec);
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -500,6 +508,32 @@ void LogDecoder::close_block(const Block& b) {
                      : fn.find("BackwardWeights") != std::string::npos ? 4
                                                                        : 1;
     add(line + " -F " + std::to_string(forw), true, b.line);
+    return;
+  }
+  // Softmax: the block has the tensor and (_V2) the algorithm and mode; alpha / beta are host
+  // pointers the trace does not dereference, so 1 / 0 are assumed. The legacy calls are
+  // ACCURATE in CHANNEL mode.
+  if (fn.rfind("miopenSoftmaxForward", 0) == 0 || fn.rfind("miopenSoftmaxBackward", 0) == 0) {
+    const bool fwd = fn.rfind("miopenSoftmaxForward", 0) == 0;
+    const std::string* tv = arg(a, {fwd ? "xDesc" : "dxDesc"});
+    TensorValue t;
+    if (!tv || !parse_tensor(*tv, t, err) || t.lens.size() != 4) {
+      warn(b.line, fn + ": " + (err.empty() ? "block lacks a 4-D tensor" : err));
+      return;
+    }
+    SoftmaxSpec s;
+    s.lens = t.lens;
+    s.forw = fwd ? 1 : 2;
+    const std::string* av = arg(a, {"algorithm"});
+    const std::string* mv = arg(a, {"mode"});
+    try {
+      if (av) s.desc.algorithm = static_cast<miopenSoftmaxAlgorithm_t>(std::stoi(*av));
+      if (mv) s.desc.mode = static_cast<miopenSoftmaxMode_t>(std::stoi(*mv));
+    } catch (const std::exception&) {
+      warn(b.line, fn + ": algorithm / mode are not numbers");
+      return;
+    }
+    add(to_softmax_driver_args(s), true, b.line);
     return;
   }
   if (fn == "miopenActivationForward" || fn == "miopenActivationBackward") {

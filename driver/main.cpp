@@ -2,7 +2,7 @@
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
 //                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
 //                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16,
-//                                   tensorop, tensoropfp16
+//                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16
 #include <iostream>
 #include <string>
 
@@ -13,6 +13,8 @@
 #include "conv_driver.hpp"
 #include "decode_main.hpp"
 #include "rnn_driver.hpp"
+#include "softmax_driver.hpp"
+#include "softmax_spec.hpp"
 #include "tensorop_driver.hpp"
 
 namespace {
@@ -22,7 +24,7 @@ void print_bases() {
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
                "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
                "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
-               "                 tensoropfp16\n"
+               "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -67,6 +69,14 @@ int main(int argc, char** argv) {
   if (base == "rnn" || base == "rnnfp16" || base == "rnn_seq" || base == "rnn_seqfp16") {
     try {
       return anydnn::driver::run_rnn_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (miopenDataType_t sm_type; anydnn::driver::softmax_base_type(base, sm_type)) {
+    try {
+      return anydnn::driver::run_softmax_driver(base, argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

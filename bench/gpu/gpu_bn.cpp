@@ -105,12 +105,10 @@ std::vector<Row> run_bn(const Options& o, const std::string& precision) {
       std::printf("%s %-30s x%d\n", p.group.c_str(), s.name.c_str(), s.count);
     return {};
   }
-  cudaStream_t st = nullptr;
-  check_cuda(cudaStreamCreate(&st), "cudaStreamCreate");
-  miopenHandle_t mh = make_anydnn_handle(st);
-  cudnnHandle_t ch = nullptr;
-  check_cudnn(cudnnCreate(&ch), "cudnnCreate");
-  check_cudnn(cudnnSetStream(ch, st), "cudnnSetStream");
+  const Peers peers;
+  cudaStream_t st = peers.stream();
+  miopenHandle_t mh = peers.anydnn();
+  cudnnHandle_t ch = peers.cudnn();
 
   char title[512];
   std::snprintf(title, sizeof title,
@@ -277,9 +275,6 @@ std::vector<Row> run_bn(const Options& o, const std::string& precision) {
     emit(bwd);
   }
   print_summary(rows, p.group);
-  cudnnDestroy(ch);
-  miopenDestroy(mh);
-  cudaStreamDestroy(st);
   return rows;
 }
 

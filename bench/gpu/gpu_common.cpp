@@ -356,6 +356,29 @@ miopenHandle_t make_anydnn_handle(cudaStream_t stream) {
   return h;
 }
 
+Peers::Peers() {
+  check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
+  try {
+    anydnn_ = make_anydnn_handle(stream_);
+    check_cudnn(cudnnCreate(&cudnn_), "cudnnCreate");
+    check_cudnn(cudnnSetStream(cudnn_, stream_), "cudnnSetStream");
+  } catch (...) {
+    release();  // a throwing constructor runs no destructor
+    throw;
+  }
+}
+
+Peers::~Peers() {
+  release();
+}
+
+void Peers::release() {
+  if (cudnn_) cudnnDestroy(cudnn_);
+  if (anydnn_) miopenDestroy(anydnn_);
+  if (stream_) cudaStreamDestroy(stream_);
+  cudnn_ = nullptr, anydnn_ = nullptr, stream_ = nullptr;
+}
+
 std::string environment_line() {
   int dev = 0;
   cudaDeviceProp prop{};

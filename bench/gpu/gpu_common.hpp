@@ -170,6 +170,25 @@ std::vector<SpatialShape> load_bn_shapes(const std::string& file, const std::str
 
 // The anydnn handle on `stream` (CUDA backend); fails if the handle is not on CUDA.
 miopenHandle_t make_anydnn_handle(cudaStream_t stream);
+
+// One mode's run: a stream, and anydnn's and cuDNN's handles on it (both libraries' work is
+// ordered on the one stream), released in reverse order on destruction.
+class Peers {
+ public:
+  Peers();
+  ~Peers();
+  Peers(const Peers&) = delete;
+  Peers& operator=(const Peers&) = delete;
+  cudaStream_t stream() const { return stream_; }
+  miopenHandle_t anydnn() const { return anydnn_; }
+  cudnnHandle_t cudnn() const { return cudnn_; }
+
+ private:
+  void release();
+  cudaStream_t stream_ = nullptr;
+  miopenHandle_t anydnn_ = nullptr;
+  cudnnHandle_t cudnn_ = nullptr;
+};
 // "NVIDIA H100 80GB HBM3, cuDNN 9.19.0, anydnn (MIOpen API 3.3.0)".
 std::string environment_line();
 // Per-process scratch find-db folder (fresh: no precision reuses another's Find records).

@@ -302,12 +302,10 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
     return {};
   }
 
-  cudaStream_t st = nullptr;
-  check_cuda(cudaStreamCreate(&st), "cudaStreamCreate");
-  miopenHandle_t mh = make_anydnn_handle(st);
-  cudnnHandle_t ch = nullptr;
-  check_cudnn(cudnnCreate(&ch), "cudnnCreate");
-  check_cudnn(cudnnSetStream(ch, st), "cudnnSetStream");
+  const Peers peers;
+  cudaStream_t st = peers.stream();
+  miopenHandle_t mh = peers.anydnn();
+  cudnnHandle_t ch = peers.cudnn();
   const DeviceMem ws = workspace(o.workspace_mb);
   std::unique_ptr<CudnnConvPeer> peer;
   std::string why_legacy;
@@ -384,9 +382,6 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
   }
   print_summary(rows, p.group);
   peer.reset();
-  cudnnDestroy(ch);
-  miopenDestroy(mh);
-  cudaStreamDestroy(st);
   return rows;
 }
 

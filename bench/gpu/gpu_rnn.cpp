@@ -114,12 +114,10 @@ std::vector<Row> run_rnn(const Options& o, const std::string& precision) {
     return {};
   }
 
-  cudaStream_t st = nullptr;
-  check_cuda(cudaStreamCreate(&st), "cudaStreamCreate");
-  miopenHandle_t mh = make_anydnn_handle(st);
-  cudnnHandle_t ch = nullptr;
-  check_cudnn(cudnnCreate(&ch), "cudnnCreate");
-  check_cudnn(cudnnSetStream(ch, st), "cudnnSetStream");
+  const Peers peers;
+  cudaStream_t st = peers.stream();
+  miopenHandle_t mh = peers.anydnn();
+  cudnnHandle_t ch = peers.cudnn();
 
   char title[512];
   std::snprintf(title, sizeof title,
@@ -349,9 +347,6 @@ std::vector<Row> run_rnn(const Options& o, const std::string& precision) {
       emit(x);
   }
   print_summary(rows, group);
-  cudnnDestroy(ch);
-  miopenDestroy(mh);
-  cudaStreamDestroy(st);
   return rows;
 }
 

@@ -470,6 +470,7 @@ MIOPEN_EXPORT miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle
 #include <miopen/miopen_batchnorm.h>
 #include <miopen/miopen_pooling.h>
 #include <miopen/miopen_rnn.h>
+#include <miopen/miopen_softmax.h>
 
 #ifdef __cplusplus
 }

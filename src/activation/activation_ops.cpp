@@ -5,28 +5,13 @@
 #include "backend/backend.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
+#include "solver/select_solver.hpp"
 
 namespace anydnn {
 
 const ActivationSolverEntry& select_activation_solver(Handle& handle, const ActivationProblem& p) {
-  const ExecutionContext ctx = handle.context();
-  const ActivationSolverEntry* fallback = nullptr;
-  std::string reasons;
-  for (const auto& e : handle.backend().activation_solvers().entries()) {
-    const Applicability a = e.solver->applicable(ctx, p);
-    if (!a) {
-      ANYDNN_LOG_I2(handle.config(), e.solver->name() << " not applicable: " << a.reason);
-      reasons += std::string(reasons.empty() ? "" : "; ") + std::string(e.solver->name()) + ": " +
-                 a.reason;
-      continue;
-    }
-    if (!e.solver->fallback_only()) return e;
-    if (fallback == nullptr) fallback = &e;
-  }
-  ANYDNN_CHECK(fallback != nullptr, miopenStatusNotImplemented,
-               "no activation solver for "
-                   << p.key() << " (" << (reasons.empty() ? "none registered" : reasons) << ")");
-  return *fallback;
+  return select_first_applicable(handle.backend().activation_solvers(), handle.context(), p,
+                                 "activation");
 }
 
 void activation_run(Handle& handle, const ActivationProblem& p, const ActivationBuffers& buffers) {

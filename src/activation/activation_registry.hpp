@@ -12,21 +12,12 @@
 
 #include "core/config.hpp"
 #include "solver/activation_solver.hpp"
+#include "solver/registry.hpp"
 
 namespace anydnn {
 
-// Declares factory `f` for every backend: the primary template is never defined, each backend
-// defines its specialisation.
-#define ANYDNN_ACTIVATION_SOLVER_FACTORY(f)                \
-  template <BackendKind K>                                 \
-  std::unique_ptr<ActivationSolver> f();                   \
-  template <>                                              \
-  std::unique_ptr<ActivationSolver> f<BackendKind::Cpu>(); \
-  template <>                                              \
-  std::unique_ptr<ActivationSolver> f<BackendKind::Cuda>()
-
-ANYDNN_ACTIVATION_SOLVER_FACTORY(make_activ_packed);
-ANYDNN_ACTIVATION_SOLVER_FACTORY(make_activ_strided);
+ANYDNN_SOLVER_FACTORY(ActivationSolver, make_activ_packed);
+ANYDNN_SOLVER_FACTORY(ActivationSolver, make_activ_strided);
 
 template <BackendKind K>
 ActivationSolverRegistry make_activation_registry() {

@@ -116,6 +116,17 @@ void log_value(std::ostream& os, miopenPoolingDescriptor_t p) {
   os << ", ";
 }
 
+// MIOpen's operator<< for a softmax descriptor: "softmax,alpha1,beta0,algorithm1,mode1,".
+void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s) {
+  const auto* o = peek<SoftmaxObject, ObjectTag::Softmax>(s);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(s));
+    return;
+  }
+  os << "softmax,alpha" << o->desc.alpha << ",beta" << o->desc.beta << ",algorithm"
+     << static_cast<int>(o->desc.algorithm) << ",mode" << static_cast<int>(o->desc.mode) << ",";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

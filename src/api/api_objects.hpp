@@ -29,6 +29,7 @@ enum class ObjectTag : uint32_t {
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
   Pooling = 0x414e5031u,
+  Softmax = 0x414e5831u,
 };
 
 struct HandleObject : miopenHandle {
@@ -87,6 +88,19 @@ struct PoolingObject : miopenPoolingDescriptor {
   PoolingDesc desc;
 };
 
+// miopenSetSoftmaxDescriptor's arguments; a new descriptor is alpha 1, beta 0, ACCURATE, CHANNEL
+// (MIOpen leaves them uninitialised).
+struct SoftmaxDesc {
+  float alpha = 1.0f, beta = 0.0f;
+  miopenSoftmaxAlgorithm_t algorithm = MIOPEN_SOFTMAX_ACCURATE;
+  miopenSoftmaxMode_t mode = MIOPEN_SOFTMAX_MODE_CHANNEL;
+};
+struct SoftmaxObject : miopenSoftmaxDescriptor {
+  ~SoftmaxObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Softmax;
+  SoftmaxDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -122,6 +136,10 @@ inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "acti
 
 inline PoolingDesc& deref(miopenPoolingDescriptor_t d, const char* name = "poolDesc") {
   return deref_object<PoolingObject, ObjectTag::Pooling>(d, name).desc;
+}
+
+inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
+  return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

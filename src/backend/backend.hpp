@@ -21,6 +21,7 @@ class SolverRegistry;
 class ConvSolver;
 class BnSolver;
 class ActivationSolver;
+class SoftmaxSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
@@ -47,6 +48,7 @@ struct Primitives {
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
   // activation/activation_registry.hpp
   const SolverRegistry<ActivationSolver>* activation = nullptr;
+  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;  // softmax/softmax_registry.hpp
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
   // pooling/pooling_registry.hpp
@@ -68,6 +70,7 @@ class Backend {
     return *primitives().activation;
   }
   const SolverRegistry<PoolingSolver>& pooling_solvers() const { return *primitives().pooling; }
+  const SolverRegistry<SoftmaxSolver>& softmax_solvers() const { return *primitives().softmax; }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }

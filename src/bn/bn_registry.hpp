@@ -11,23 +11,14 @@
 
 #include "core/config.hpp"
 #include "solver/bn_solver.hpp"
+#include "solver/registry.hpp"
 
 namespace anydnn {
 
-// Declares factory `f` for every backend: the primary template is never defined, each backend
-// defines its specialisation.
-#define ANYDNN_BN_SOLVER_FACTORY(f)                \
-  template <BackendKind K>                         \
-  std::unique_ptr<BnSolver> f();                   \
-  template <>                                      \
-  std::unique_ptr<BnSolver> f<BackendKind::Cpu>(); \
-  template <>                                      \
-  std::unique_ptr<BnSolver> f<BackendKind::Cuda>()
-
-ANYDNN_BN_SOLVER_FACTORY(make_bn_spatial_channel_major);
-ANYDNN_BN_SOLVER_FACTORY(make_bn_spatial_channel_last);
-ANYDNN_BN_SOLVER_FACTORY(make_bn_per_activation);
-ANYDNN_BN_SOLVER_FACTORY(make_bn_strided);
+ANYDNN_SOLVER_FACTORY(BnSolver, make_bn_spatial_channel_major);
+ANYDNN_SOLVER_FACTORY(BnSolver, make_bn_spatial_channel_last);
+ANYDNN_SOLVER_FACTORY(BnSolver, make_bn_per_activation);
+ANYDNN_SOLVER_FACTORY(BnSolver, make_bn_strided);
 
 template <BackendKind K>
 BnSolverRegistry make_bn_registry() {

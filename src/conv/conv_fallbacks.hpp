@@ -9,22 +9,13 @@
 
 #include "core/config.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver/registry.hpp"
 
 namespace anydnn {
 
-// Declares factory `f` for every backend: the primary template is never defined, each backend
-// defines its specialisation.
-#define ANYDNN_CONV_FALLBACK_FACTORY(f)              \
-  template <BackendKind K>                           \
-  std::unique_ptr<ConvSolver> f();                   \
-  template <>                                        \
-  std::unique_ptr<ConvSolver> f<BackendKind::Cpu>(); \
-  template <>                                        \
-  std::unique_ptr<ConvSolver> f<BackendKind::Cuda>()
-
-ANYDNN_CONV_FALLBACK_FACTORY(make_conv_direct_naive_fwd);
-ANYDNN_CONV_FALLBACK_FACTORY(make_conv_direct_naive_bwd);
-ANYDNN_CONV_FALLBACK_FACTORY(make_conv_direct_naive_wrw);
+ANYDNN_SOLVER_FACTORY(ConvSolver, make_conv_direct_naive_fwd);
+ANYDNN_SOLVER_FACTORY(ConvSolver, make_conv_direct_naive_bwd);
+ANYDNN_SOLVER_FACTORY(ConvSolver, make_conv_direct_naive_wrw);
 
 template <BackendKind K>
 void append_conv_fallbacks(std::vector<ConvSolverEntry>& list) {

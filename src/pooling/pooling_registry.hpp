@@ -10,20 +10,13 @@
 
 #include "core/config.hpp"
 #include "solver/pooling_solver.hpp"
+#include "solver/registry.hpp"
 
 namespace anydnn {
 
-#define ANYDNN_POOLING_SOLVER_FACTORY(f)                \
-  template <BackendKind K>                              \
-  std::unique_ptr<PoolingSolver> f();                   \
-  template <>                                           \
-  std::unique_ptr<PoolingSolver> f<BackendKind::Cpu>(); \
-  template <>                                           \
-  std::unique_ptr<PoolingSolver> f<BackendKind::Cuda>()
-
-ANYDNN_POOLING_SOLVER_FACTORY(make_pool_fwd_channels_last);
-ANYDNN_POOLING_SOLVER_FACTORY(make_pool_fwd_direct);
-ANYDNN_POOLING_SOLVER_FACTORY(make_pool_bwd_direct);
+ANYDNN_SOLVER_FACTORY(PoolingSolver, make_pool_fwd_channels_last);
+ANYDNN_SOLVER_FACTORY(PoolingSolver, make_pool_fwd_direct);
+ANYDNN_SOLVER_FACTORY(PoolingSolver, make_pool_bwd_direct);
 
 template <BackendKind K>
 PoolingSolverRegistry make_pooling_registry() {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/config.hpp"
 #include "core/errors.hpp"
 
 namespace anydnn {
@@ -56,5 +57,16 @@ class SolverRegistry {
  private:
   std::vector<Entry> entries_;
 };
+
+// Declares the factory `f` of a `Solver` for every backend, for a family whose solvers both
+// backends have (one registry list in the family's folder): the primary template is never
+// defined, each backend's solver file defines its specialisation (in namespace anydnn).
+#define ANYDNN_SOLVER_FACTORY(Solver, f)         \
+  template <BackendKind K>                       \
+  std::unique_ptr<Solver> f();                   \
+  template <>                                    \
+  std::unique_ptr<Solver> f<BackendKind::Cpu>(); \
+  template <>                                    \
+  std::unique_ptr<Solver> f<BackendKind::Cuda>()
 
 }  // namespace anydnn

@@ -7,28 +7,13 @@
 #include "core/errors.hpp"
 #include "core/logger.hpp"
 #include "solver/registry.hpp"
+#include "solver/select_solver.hpp"
 
 namespace anydnn {
 
 const TensorOpSolverEntry& select_tensor_op_solver(Handle& handle, const TensorOpProblem& p) {
-  const ExecutionContext ctx = handle.context();
-  const TensorOpSolverEntry* fallback = nullptr;
-  std::string reasons;
-  for (const auto& e : handle.backend().tensor_op_solvers().entries()) {
-    const Applicability a = e.solver->applicable(ctx, p);
-    if (!a) {
-      ANYDNN_LOG_I2(handle.config(), e.solver->name() << " not applicable: " << a.reason);
-      reasons += std::string(reasons.empty() ? "" : "; ") + std::string(e.solver->name()) + ": " +
-                 a.reason;
-      continue;
-    }
-    if (!e.solver->fallback_only()) return e;
-    if (fallback == nullptr) fallback = &e;
-  }
-  ANYDNN_CHECK(fallback != nullptr, miopenStatusNotImplemented,
-               "no tensor-op solver for "
-                   << p.key() << " (" << (reasons.empty() ? "none registered" : reasons) << ")");
-  return *fallback;
+  return select_first_applicable(handle.backend().tensor_op_solvers(), handle.context(), p,
+                                 "tensor-op");
 }
 
 namespace {

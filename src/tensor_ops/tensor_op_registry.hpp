@@ -9,22 +9,14 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "solver/registry.hpp"
 #include "solver/tensor_op_solver.hpp"
 
 namespace anydnn {
 
-// Declares factory `f` for every backend: each backend defines its specialisation.
-#define ANYDNN_TENSOR_OP_SOLVER_FACTORY(f)               \
-  template <BackendKind K>                               \
-  std::unique_ptr<TensorOpSolver> f();                   \
-  template <>                                            \
-  std::unique_ptr<TensorOpSolver> f<BackendKind::Cpu>(); \
-  template <>                                            \
-  std::unique_ptr<TensorOpSolver> f<BackendKind::Cuda>()
-
-ANYDNN_TENSOR_OP_SOLVER_FACTORY(make_tensor_op_packed);
-ANYDNN_TENSOR_OP_SOLVER_FACTORY(make_tensor_op_rows);
-ANYDNN_TENSOR_OP_SOLVER_FACTORY(make_tensor_op_strided);
+ANYDNN_SOLVER_FACTORY(TensorOpSolver, make_tensor_op_packed);
+ANYDNN_SOLVER_FACTORY(TensorOpSolver, make_tensor_op_rows);
+ANYDNN_SOLVER_FACTORY(TensorOpSolver, make_tensor_op_strided);
 
 template <BackendKind K>
 TensorOpSolverRegistry make_tensor_op_registry() {

@@ -81,6 +81,20 @@ TEST(TensorOpApi, SetAndScaleTakeTheValueInTheDataType) {
     EXPECT_EQ(v, 21);
 }
 
+// An int32 result outside int32's range saturates, NaN-free, as the GPU's conversion does (a
+// plain C++ cast would be undefined behaviour; fuzz_compute found it with ScaleTensor).
+TEST(TensorOpApi, Int32ResultsSaturate) {
+  Handle h;
+  Tensor yi(miopenInt32, {4});
+  std::vector<int32_t> vi = {1 << 30, -(1 << 30), 5, -5};
+  const int32_t big = 1 << 30;
+  ASSERT_EQ(miopenScaleTensor(h, yi, vi.data(), &big), miopenStatusSuccess);
+  EXPECT_EQ(vi[0], INT32_MAX);
+  EXPECT_EQ(vi[1], INT32_MIN);
+  EXPECT_EQ(vi[2], INT32_MAX);
+  EXPECT_EQ(vi[3], INT32_MIN);
+}
+
 TEST(TensorOpApi, TransformConvertsLayoutsAndBlends) {
   Handle h;
   const int lens[] = {2, 3, 4, 5};

@@ -1,6 +1,7 @@
 /* Links the installed libMIOpen through find_package(miopen) and makes real calls: the version,
    a handle, and an activation forward / backward through miopen/miopen.h alone (host buffers:
    the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
+#include <math.h>
 #include <miopen/miopen.h>
 #include <miopen/version.h>
 #include <stdio.h>
@@ -32,6 +33,29 @@ static int activation_works(miopenHandle_t h) {
   return bad;
 }
 
+/* Softmax over 4 channels of one pixel (legacy call: ACCURATE, CHANNEL) and log-softmax (_V2);
+   0 when the outputs sum to 1 and the log outputs are their logarithms. */
+static int softmax_works(miopenHandle_t h) {
+  const float x[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  float y[4], ly[4], sum = 0.0f, d;
+  const float one = 1.0f, zero = 0.0f;
+  miopenTensorDescriptor_t t;
+  int bad = 0, i;
+  if (miopenCreateTensorDescriptor(&t) != miopenStatusSuccess) return 1;
+  bad |= miopenSet4dTensorDescriptor(t, miopenFloat, 1, 4, 1, 1) != miopenStatusSuccess;
+  bad |= miopenSoftmaxForward(h, &one, t, x, &zero, t, y) != miopenStatusSuccess;
+  bad |= miopenSoftmaxForward_V2(h, &one, t, x, &zero, t, ly, MIOPEN_SOFTMAX_LOG,
+                                 MIOPEN_SOFTMAX_MODE_CHANNEL) != miopenStatusSuccess;
+  for (i = 0; i < 4 && !bad; ++i) {
+    sum += y[i];
+    d = ly[i] - (float)log(y[i]);
+    bad |= d > 1e-5f || d < -1e-5f;
+  }
+  bad |= sum < 0.9999f || sum > 1.0001f;
+  miopenDestroyTensorDescriptor(t);
+  return bad;
+}
+
 int main(void) {
   size_t major, minor, patch;
   miopenHandle_t h;
@@ -41,7 +65,11 @@ int main(void) {
     printf("activation through miopen/miopen.h failed\n");
     return 1;
   }
+  if (softmax_works(h)) {
+    printf("softmax through miopen/miopen.h failed\n");
+    return 1;
+  }
   if (miopenDestroy(h) != miopenStatusSuccess) return 1;
-  printf("found MIOpen %zu.%zu.%zu (activation works)\n", major, minor, patch);
+  printf("found MIOpen %zu.%zu.%zu (activation and softmax work)\n", major, minor, patch);
   return major == MIOPEN_VERSION_MAJOR ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
 #include "pooling/pooling_registry.hpp"
+#include "softmax/softmax_registry.hpp"
 #include "solver/conv_solver.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
 
@@ -37,6 +38,7 @@ class CpuBackend final : public Backend {
         conv_solvers_(cpu::make_conv_registry()),
         bn_solvers_(make_bn_registry<BackendKind::Cpu>()),
         activation_solvers_(make_activation_registry<BackendKind::Cpu>()),
+        softmax_solvers_(make_softmax_registry<BackendKind::Cpu>()),
         conv_kernels_(cpu::make_conv_kernels(config.num_threads)),
         threads_(config.num_threads),
         isa_(config.cpu_isa),
@@ -47,6 +49,7 @@ class CpuBackend final : public Backend {
     primitives_.conv = &conv_solvers_;
     primitives_.bn = &bn_solvers_;
     primitives_.activation = &activation_solvers_;
+    primitives_.softmax = &softmax_solvers_;
     primitives_.conv_kernels = conv_kernels_.get();
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
@@ -83,6 +86,7 @@ class CpuBackend final : public Backend {
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
   ActivationSolverRegistry activation_solvers_;
+  SoftmaxSolverRegistry softmax_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   void* stream_ = nullptr;

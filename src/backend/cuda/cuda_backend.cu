@@ -12,6 +12,7 @@
 #include "backend/cuda/tensor_ops.hpp"
 #include "bn/bn_registry.hpp"
 #include "pooling/pooling_registry.hpp"
+#include "softmax/softmax_registry.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
 
 namespace anydnn {
@@ -58,6 +59,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
       conv_solvers_(make_conv_registry()),
       bn_solvers_(make_bn_registry<BackendKind::Cuda>()),
       activation_solvers_(make_activation_registry<BackendKind::Cuda>()),
+      softmax_solvers_(make_softmax_registry<BackendKind::Cuda>()),
       tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cuda>()),
       pooling_solvers_(make_pooling_registry<BackendKind::Cuda>()),
       conv_kernels_(make_conv_kernels(*this)) {
@@ -65,6 +67,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   primitives_.conv = &conv_solvers_;
   primitives_.bn = &bn_solvers_;
   primitives_.activation = &activation_solvers_;
+  primitives_.softmax = &softmax_solvers_;
   primitives_.conv_kernels = conv_kernels_.get();
   primitives_.rnn = &rnn_kernels_;
   primitives_.dropout = &dropout_kernels_;

@@ -17,6 +17,7 @@
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
 #include "solver/pooling_solver.hpp"
+#include "solver/softmax_solver.hpp"
 #include "solver/tensor_op_solver.hpp"
 
 namespace anydnn::cuda {
@@ -52,6 +53,7 @@ class CudaBackend final : public Backend {
   ConvSolverRegistry conv_solvers_;
   BnSolverRegistry bn_solvers_;
   ActivationSolverRegistry activation_solvers_;
+  SoftmaxSolverRegistry softmax_solvers_;
   TensorOpSolverRegistry tensor_op_solvers_;
   PoolingSolverRegistry pooling_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "backend/cpu/cpu_types.hpp"
 #include "core/data_type.hpp"
@@ -37,10 +39,18 @@ inline double ld(int32_t v) {
 
 template <class T, class C>
 inline T st(C v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
     return from_float<T>(v);
-  else
+  } else if constexpr (std::is_integral_v<T>) {
+    // Saturate like the GPU's float-to-int conversion (NaN gives 0): a plain cast of an
+    // out-of-range value is undefined behaviour in C++ (found by fuzz_compute).
+    if (!(v == v)) return T{0};
+    if (v <= static_cast<C>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (v >= static_cast<C>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
     return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
 }
 
 template <class T>

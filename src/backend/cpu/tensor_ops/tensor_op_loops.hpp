@@ -29,4 +29,17 @@ inline int tensor_op_threads(size_t elements, int threads) {
 void tensor_op_parallel(const TensorOpPlan& plan, const TensorOpBuffers& b, int threads,
                         bool contiguous);
 
+// The CPU's three tensor-op solvers run these same loops and differ only in the column loop
+// their plans allow: TensorOpPacked (one unit-stride run) and TensorOpRows (rows unit-stride in
+// every tensor) the unit-stride one, TensorOpStrided the any-stride one. Each solver file
+// instantiates this with its spec (name, applicability) and defines its factory.
+template <class Spec, bool Contiguous>
+class TensorOpLoopSolver final : public Spec {
+ public:
+  void run(const ExecutionContext& ctx, const TensorOpPlan& p,
+           const TensorOpBuffers& b) const override {
+    tensor_op_parallel(p, b, tensor_op_threads(p.count, ctx.config.num_threads), Contiguous);
+  }
+};
+
 }  // namespace anydnn::cpu

@@ -4,25 +4,9 @@
 #include "tensor_ops/tensor_op_registry.hpp"
 #include "tensor_ops/tensor_op_solver_specs.hpp"
 
-namespace anydnn::cpu {
-
-namespace {
-
-class TensorOpPacked final : public TensorOpPackedSpec {
- public:
-  void run(const ExecutionContext& ctx, const TensorOpPlan& p,
-           const TensorOpBuffers& b) const override {
-    tensor_op_parallel(p, b, tensor_op_threads(p.count, ctx.config.num_threads), true);
-  }
-};
-
-}  // namespace
-
-}  // namespace anydnn::cpu
-
 namespace anydnn {
 template <>
 std::unique_ptr<TensorOpSolver> make_tensor_op_packed<BackendKind::Cpu>() {
-  return std::make_unique<cpu::TensorOpPacked>();
+  return std::make_unique<cpu::TensorOpLoopSolver<TensorOpPackedSpec, true>>();
 }
 }  // namespace anydnn

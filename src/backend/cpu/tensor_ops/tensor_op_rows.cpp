@@ -5,25 +5,9 @@
 #include "tensor_ops/tensor_op_registry.hpp"
 #include "tensor_ops/tensor_op_solver_specs.hpp"
 
-namespace anydnn::cpu {
-
-namespace {
-
-class TensorOpRows final : public TensorOpRowsSpec {
- public:
-  void run(const ExecutionContext& ctx, const TensorOpPlan& p,
-           const TensorOpBuffers& b) const override {
-    tensor_op_parallel(p, b, tensor_op_threads(p.count, ctx.config.num_threads), true);
-  }
-};
-
-}  // namespace
-
-}  // namespace anydnn::cpu
-
 namespace anydnn {
 template <>
 std::unique_ptr<TensorOpSolver> make_tensor_op_rows<BackendKind::Cpu>() {
-  return std::make_unique<cpu::TensorOpRows>();
+  return std::make_unique<cpu::TensorOpLoopSolver<TensorOpRowsSpec, true>>();
 }
 }  // namespace anydnn

@@ -1,0 +1,24 @@
+#include "softmax/softmax_ops.hpp"
+
+#include <string>
+
+#include "backend/backend.hpp"
+#include "core/errors.hpp"
+#include "core/logger.hpp"
+#include "solver/select_solver.hpp"
+
+namespace anydnn {
+
+const SoftmaxSolverEntry& select_softmax_solver(Handle& handle, const SoftmaxProblem& p) {
+  return select_first_applicable(handle.backend().softmax_solvers(), handle.context(), p,
+                                 "softmax");
+}
+
+void softmax_run(Handle& handle, const SoftmaxProblem& p, const SoftmaxBuffers& buffers) {
+  const SoftmaxSolverEntry& e = select_softmax_solver(handle, p);
+  ANYDNN_LOG_I2(handle.config(), "softmax " << p.key() << ": " << e.solver->name());
+  const ExecutionContext ctx = handle.context();
+  handle.record_kernel_time(handle.backend().run_timed([&] { e.solver->run(ctx, p, buffers); }));
+}
+
+}  // namespace anydnn
