@@ -2,7 +2,8 @@
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
 //                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
 //                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16,
-//                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16
+//                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16,
+//                                   pool, poolfp16, poolbfp16
 #include <iostream>
 #include <string>
 
@@ -12,6 +13,8 @@
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"
 #include "decode_main.hpp"
+#include "pool_driver.hpp"
+#include "pool_spec.hpp"
 #include "rnn_driver.hpp"
 #include "softmax_driver.hpp"
 #include "softmax_spec.hpp"
@@ -24,7 +27,8 @@ void print_bases() {
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
                "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
                "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
-               "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16\n"
+               "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16, pool,\n"
+               "                 poolfp16, poolbfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -77,6 +81,14 @@ int main(int argc, char** argv) {
   if (miopenDataType_t sm_type; anydnn::driver::softmax_base_type(base, sm_type)) {
     try {
       return anydnn::driver::run_softmax_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (miopenDataType_t pool_type; anydnn::driver::pool_base_type(base, pool_type)) {
+    try {
+      return anydnn::driver::run_pool_driver(base, argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

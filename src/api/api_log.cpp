@@ -93,7 +93,8 @@ void log_value(std::ostream& os, miopenActivationDescriptor_t a) {
 }
 
 // MIOpen's operator<< for a pooling descriptor: the mode (its MIOPEN_LOG_ENUM names only max
-// and average), then lengths, pads and strides.
+// and average), then lengths, pads and strides, each as LogRange prints them (no braces):
+// "miopenPoolingMax, 3, 3, 1, 1, 2, 2, ".
 void log_value(std::ostream& os, miopenPoolingDescriptor_t p) {
   const auto* o = peek<PoolingObject, ObjectTag::Pooling>(p);
   if (o == nullptr) {
@@ -108,12 +109,11 @@ void log_value(std::ostream& os, miopenPoolingDescriptor_t p) {
   else
     os << "Unknown: " << m;
   os << ", ";
-  log_range(os, o->desc.lens);
-  os << ", ";
-  log_range(os, o->desc.pads);
-  os << ", ";
-  log_range(os, o->desc.strides);
-  os << ", ";
+  for (const auto* v : {&o->desc.lens, &o->desc.pads, &o->desc.strides}) {
+    for (size_t i = 0; i < v->size(); ++i)
+      os << (i ? ", " : "") << (*v)[i];
+    os << ", ";
+  }
 }
 
 // MIOpen's operator<< for a softmax descriptor: "softmax,alpha1,beta0,algorithm1,mode1,".
