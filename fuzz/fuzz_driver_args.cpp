@@ -2,7 +2,8 @@
 // base first). conv / bnorm lines go through the flag table, the spec builders and the
 // round trip to driver arguments, which must read back to the same arguments
 // (driver/conv_spec.hpp, bn_spec.hpp). RNN lines go through the flag table and, when every
-// size is tiny, through the RNN drivers themselves (their flag checks live in run_*). Other
+// size is tiny, through the RNN drivers themselves (their flag checks live in run_*). pool
+// lines go through parse_pool_line and the round trip through to_pool_driver_args. Other
 // bases try every parser.
 #include <climits>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "conv_spec.hpp"
 #include "fuzz_common.hpp"
 #include "input_flags.hpp"
+#include "pool_spec.hpp"
 #include "rnn_driver.hpp"
 
 namespace drv = anydnn::driver;
@@ -50,6 +52,22 @@ void check_bn(const std::string& line) {
   }
   if (drv::to_bn_driver_args(again) != args) {
     fprintf(stderr, "bnorm round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
+    __builtin_trap();
+  }
+}
+
+void check_pool(const std::string& line) {
+  drv::PoolSpec spec;
+  if (drv::parse_pool_line(line, spec)) return;
+  const std::string args = drv::to_pool_driver_args(spec);
+  drv::PoolSpec again;
+  if (const auto err = drv::parse_pool_line(args, again)) {
+    fprintf(stderr, "pool round trip failed: '%s' -> '%s': %s\n", line.c_str(), args.c_str(),
+            err->c_str());
+    __builtin_trap();
+  }
+  if (drv::to_pool_driver_args(again) != args) {
+    fprintf(stderr, "pool round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
     __builtin_trap();
   }
 }
@@ -123,9 +141,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool is_bn = drv::bn_base_types(base, d, p);
   const bool is_rnn =
       base == "rnn" || base == "rnnfp16" || base == "rnn_seq" || base == "rnn_seqfp16";
-  if (is_conv || !(is_bn || is_rnn)) check_conv(line);
-  if (is_bn || !(is_conv || is_rnn)) check_bn(line);
+  const bool is_pool = drv::pool_base_type(base, d);
+  if (is_conv || !(is_bn || is_rnn || is_pool)) check_conv(line);
+  if (is_bn || !(is_conv || is_rnn || is_pool)) check_bn(line);
   if (is_rnn) check_rnn(base, argv);
+  if (is_pool) check_pool(line);
 
   // The flag tables with any base: parse, then read every flag back.
   drv::InputFlags conv_flags;
