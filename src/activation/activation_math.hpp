@@ -15,6 +15,8 @@
 
 #include <type_traits>
 
+#include "core/vector_math.hpp"
+
 #if defined(__CUDACC__)
 #define ANYDNN_HD __host__ __device__
 #else
@@ -39,9 +41,9 @@ ANYDNN_HD inline float forward(float x, const ActivParams& p) {
   if constexpr (M == miopenActivationPASTHRU) {
     return x;
   } else if constexpr (M == miopenActivationLOGISTIC) {
-    return 1.0f / (1.0f + expf(-x));
+    return vmath::logistic(x);
   } else if constexpr (M == miopenActivationTANH) {
-    return p.beta * tanhf(p.alpha * x);
+    return p.beta * vmath::tanh(p.alpha * x);
   } else if constexpr (M == miopenActivationRELU) {
     return x > 0.0f ? x : 0.0f;
   } else if constexpr (M == miopenActivationSOFTRELU) {

@@ -18,7 +18,7 @@ void activation_run(Handle& handle, const ActivationProblem& p, const Activation
   const ActivationSolverEntry& e = select_activation_solver(handle, p);
   ANYDNN_LOG_I2(handle.config(), "activation " << p.key() << ": " << e.solver->name());
   const ExecutionContext ctx = handle.context();
-  handle.record_kernel_time(handle.backend().run_timed([&] { e.solver->run(ctx, p, buffers); }));
+  handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 
 }  // namespace anydnn

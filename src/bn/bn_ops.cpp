@@ -18,7 +18,7 @@ void bn_run(Handle& handle, const BnProblem& p, const BnBuffers& buffers) {
   const BnSolverEntry& e = select_bn_solver(handle, p);
   ANYDNN_LOG_I2(handle.config(), "batch norm " << p.key() << ": " << e.solver->name());
   const ExecutionContext ctx = handle.context();
-  handle.record_kernel_time(handle.backend().run_timed([&] { e.solver->run(ctx, p, buffers); }));
+  handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 
 }  // namespace anydnn

@@ -403,7 +403,7 @@ void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& 
   check_workspace(bufs, inv.workspace_size, inv.solver_name);
   Backend& backend = handle.backend();
   if (scale.identity()) {
-    handle.record_kernel_time(backend.run_timed([&] { inv.invoker(bufs); }));
+    handle.record_kernel_time(handle.run_primitive([&] { inv.invoker(bufs); }));
     return;
   }
   const TensorDescriptor& out = p.direction() == ConvDirection::Forward        ? p.y()
@@ -419,7 +419,7 @@ void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& 
                                                                  : &redirected.w;
   void* const user_out = *target;
   *target = scratch.get();
-  handle.record_kernel_time(backend.run_timed([&] {
+  handle.record_kernel_time(handle.run_primitive([&] {
     inv.invoker(redirected);
     backend.conv_kernels().scale_blend(out, scratch.get(), user_out, scale.alpha, scale.beta);
   }));

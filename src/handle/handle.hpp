@@ -31,6 +31,16 @@ class Handle {
   void record_kernel_time(float ms) {
     if (profiling_) kernel_time_ms_ = ms;
   }
+  // Runs one primitive's device work. While profiling, timed with the backend's events, which
+  // waits for it (MIOpen's handle does the same to answer miopenGetKernelTime), and the time is
+  // returned; otherwise only enqueued: the call returns without waiting for the GPU and 0 comes
+  // back. Find's measurements call backend().run_timed directly.
+  template <class F>
+  float run_primitive(const F& work) {
+    if (profiling_) return backend_->run_timed(work);
+    work();
+    return 0.0f;
+  }
 
   ConvInvokerCache& conv_invokers() { return conv_invokers_; }
   FindDb& find_db() { return *find_db_; }

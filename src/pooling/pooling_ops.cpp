@@ -15,7 +15,7 @@ void pooling_run(Handle& handle, const PoolingProblem& p, const PoolingBuffers& 
   const PoolingSolverEntry& e = select_pooling_solver(handle, p);
   ANYDNN_LOG_I2(handle.config(), "pooling " << p.key() << ": " << e.solver->name());
   const ExecutionContext ctx = handle.context();
-  handle.record_kernel_time(handle.backend().run_timed([&] { e.solver->run(ctx, p, buffers); }));
+  handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 
 }  // namespace anydnn

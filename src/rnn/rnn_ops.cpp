@@ -206,7 +206,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   // Training keeps the activations in the reserve for the backward passes; inference uses
   // the same layout at the front of the workspace.
   attach_forward_space(p, c.training, c.space.workspace, c.space.reserve, b, be);
-  h.record_kernel_time(be.run_timed([&] {
+  h.record_kernel_time(h.run_primitive([&] {
     rnn_forward_pass(be, s, b);
     io.finish();
     if (pio.out) be.rnn_kernels().move_rows({repack(s, s.out_width(), pio.out, c.yp, false)});
@@ -232,7 +232,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardDataCall& c) {
   b.dx = io.out(pio.in ? pio.in : c.dxp, s.rows * s.input);
   b.dhx = io.out(c.dhxp, state);
   b.dcx = lstm ? io.out(c.dcxp, state) : nullptr;
-  h.record_kernel_time(be.run_timed([&] {
+  h.record_kernel_time(h.run_primitive([&] {
     rnn_backward_data_pass(be, s, b);
     io.finish();
     if (pio.in) be.rnn_kernels().move_rows({repack(s, s.input, pio.in, c.dxp, false)});
@@ -250,7 +250,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardWeightsCall& c) {
   b.x = io.in(pio.in ? pio.in : c.xp, s.rows * s.input);
   b.hx = io.in(c.hxp, s.state_values());
   b.dw = io.out(c.dwp, p.desc().param_count(s.input));
-  h.record_kernel_time(be.run_timed([&] {
+  h.record_kernel_time(h.run_primitive([&] {
     rnn_backward_weights_pass(be, s, b);
     io.finish();
   }));

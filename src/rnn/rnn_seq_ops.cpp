@@ -222,7 +222,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     b.hy = st.s[2];
     b.cy = lstm ? st.s[3] : nullptr;
     attach_forward_space(p, c.training, c.space.workspace, c.space.reserve, b, be);
-    h.record_kernel_time(be.run_timed([&] {
+    h.record_kernel_time(h.run_primitive([&] {
       rnn_forward_pass(be, s, b);
       std::vector<RowMoves> out{scatter(be, *c.y, p, st.y, c.yp)};
       if (c.hyp) out.push_back(permute_out(be, p, st.s[2], c.hxp, c.hyp));
@@ -248,7 +248,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     b.dhx = st.s[4];
     b.dcx = lstm ? st.s[5] : nullptr;
     attach_backward_space(p, c.space.workspace, c.space.reserve, b);
-    h.record_kernel_time(be.run_timed([&] {
+    h.record_kernel_time(h.run_primitive([&] {
       rnn_backward_data_pass(be, s, b);
       std::vector<RowMoves> out{scatter(be, *c.x, p, st.x, c.dxp)};
       if (c.dhxp) out.push_back(permute_out(be, p, st.s[4], c.dhyp, c.dhxp));
@@ -265,7 +265,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     RnnHalfStaging io(s, c.space.workspace, be);
     b.dw = io.out(c.dwp, d.param_count(s.input));
     attach_backward_space(p, c.space.workspace, c.space.reserve, b);
-    h.record_kernel_time(be.run_timed([&] {
+    h.record_kernel_time(h.run_primitive([&] {
       rnn_backward_weights_pass(be, s, b);
       io.finish();
     }));

@@ -15,6 +15,7 @@
 
 #include <type_traits>
 
+#include "core/vector_math.hpp"
 #include "problem/softmax_problem.hpp"
 
 #if defined(__CUDACC__)
@@ -59,14 +60,14 @@ struct FwdStats {
 template <miopenSoftmaxAlgorithm_t A>
 ANYDNN_HD inline float forward_value(float x, FwdStats s) {
   if constexpr (A == MIOPEN_SOFTMAX_LOG) return x - s.max - s.sum;  // s.sum holds log(sum)
-  if constexpr (A == MIOPEN_SOFTMAX_FAST) return expf(x) / s.sum;
-  return expf(x - s.max) / s.sum;
+  if constexpr (A == MIOPEN_SOFTMAX_FAST) return vmath::exp(x) / s.sum;
+  return vmath::exp(x - s.max) / s.sum;
 }
 
 // The term one element adds to the forward sum (the max already known).
 template <miopenSoftmaxAlgorithm_t A>
 ANYDNN_HD inline float forward_term(float x, float max) {
-  return A == MIOPEN_SOFTMAX_FAST ? expf(x) : expf(x - max);
+  return A == MIOPEN_SOFTMAX_FAST ? vmath::exp(x) : vmath::exp(x - max);
 }
 
 // Turns the accumulated sum into the statistic forward_value takes.
@@ -84,7 +85,7 @@ ANYDNN_HD inline float backward_term(float y, float dy) {
 
 template <miopenSoftmaxAlgorithm_t A>
 ANYDNN_HD inline float backward_value(float y, float dy, float dot) {
-  if constexpr (A == MIOPEN_SOFTMAX_LOG) return dy - dot * expf(y);
+  if constexpr (A == MIOPEN_SOFTMAX_LOG) return dy - dot * vmath::exp(y);
   return (dy - dot) * y;
 }
 

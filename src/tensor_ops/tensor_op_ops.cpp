@@ -22,7 +22,7 @@ void run_one(Handle& handle, const TensorOpProblem& p, const TensorOpBuffers& bu
   const TensorOpSolverEntry& e = select_tensor_op_solver(handle, p);
   ANYDNN_LOG_I2(handle.config(), "tensor op " << p.key() << ": " << e.solver->name());
   const ExecutionContext ctx = handle.context();
-  ms += handle.backend().run_timed([&] { e.solver->run(ctx, p.plan(), buffers); });
+  ms += handle.run_primitive([&] { e.solver->run(ctx, p.plan(), buffers); });
 }
 
 }  // namespace

@@ -90,5 +90,49 @@ TEST(CudaBackend, KernelTimeComesFromCudaEvents) {
   cudaStreamDestroy(stream);
 }
 
+// Without profiling a call only enqueues its work (MIOpen's asynchronous semantics; the
+// front-ends used to wait on an event after every call): 20 tanh passes over 256 MiB take
+// milliseconds on the GPU and microseconds to enqueue, so the stream is still busy when the
+// last call returns. With profiling on, each call waits (to time itself), and the stream is idle.
+TEST(CudaBackend, CallsReturnBeforeTheirKernelsFinishUnlessProfiling) {
+  REQUIRE_GPU();
+  miopenHandle_t handle = nullptr;
+  cudaStream_t stream = nullptr;
+  ASSERT_CUDA_OK(cudaStreamCreate(&stream));
+  ASSERT_EQ(miopenCreateWithStream(&handle, stream), miopenStatusSuccess);
+  const int n = 64 << 20;  // floats
+  test::DeviceTensor x(size_t{4} * n), y(size_t{4} * n);
+  ASSERT_CUDA_OK(cudaMemset(x.data(), 0, size_t{4} * n));
+  miopenTensorDescriptor_t d = nullptr;
+  miopenActivationDescriptor_t a = nullptr;
+  const int lens[4] = {64, 1024, 32, 32};
+  ASSERT_EQ(miopenCreateTensorDescriptor(&d), miopenStatusSuccess);
+  ASSERT_EQ(miopenSetTensorDescriptor(d, miopenFloat, 4, lens, nullptr), miopenStatusSuccess);
+  ASSERT_EQ(miopenCreateActivationDescriptor(&a), miopenStatusSuccess);
+  ASSERT_EQ(miopenSetActivationDescriptor(a, miopenActivationTANH, 1.0, 1.0, 1.0),
+            miopenStatusSuccess);
+  const float one = 1.0f, zero = 0.0f;
+  auto burst = [&] {
+    for (int i = 0; i < 20; ++i)
+      ASSERT_EQ(miopenActivationForward(handle, a, &one, d, x.data(), &zero, d, y.data()),
+                miopenStatusSuccess);
+  };
+  burst();  // first calls: module loading, solver choice
+  ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
+  burst();
+  EXPECT_EQ(cudaStreamQuery(stream), cudaErrorNotReady);
+  ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
+  ASSERT_EQ(miopenEnableProfiling(handle, true), miopenStatusSuccess);
+  burst();
+  EXPECT_EQ(cudaStreamQuery(stream), cudaSuccess);
+  float ms = 0.0f;
+  ASSERT_EQ(miopenGetKernelTime(handle, &ms), miopenStatusSuccess);
+  EXPECT_GT(ms, 0.0f);
+  miopenDestroyActivationDescriptor(a);
+  miopenDestroyTensorDescriptor(d);
+  miopenDestroy(handle);
+  cudaStreamDestroy(stream);
+}
+
 }  // namespace
 }  // namespace anydnn

@@ -3,13 +3,15 @@
 // which the compiler vectorises, with the tile's maxima and sums in small arrays. INSTANCE mode
 // reduces one contiguous image with kLanes independent partial results (a vectorisable
 // reduction without reassociating a single accumulator). Tiles / images are spread over the
-// threads for large tensors.
+// threads for large tensors; the loops run compiled for the CPU's instruction set (with_isa).
 #include <omp.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "backend/cpu/activation/activ_rows.hpp"  // thread_count
 #include "backend/cpu/cpu_types.hpp"
+#include "backend/cpu/kernels/isa_dispatch.hpp"
 #include "softmax/softmax_math.hpp"
 #include "softmax/softmax_registry.hpp"
 #include "softmax/softmax_solver_specs.hpp"
@@ -23,6 +25,12 @@ constexpr int kLanes = 16;
 
 using softmax::FwdStats;
 
+// fp32 FAST / ACCURATE without a prior output: the sum pass stores each exp in y and a last pass
+// scales it, one exp per element instead of two (the prior output, or 16-bit storage that would
+// round the unscaled exp, take the three-pass path).
+template <miopenSoftmaxAlgorithm_t A, bool Prior, class T>
+inline constexpr bool kStoreExp = std::is_same_v<T, float> && !Prior && A != MIOPEN_SOFTMAX_LOG;
+
 // One tile of `width` pixels; rows `stride` elements apart, `vec` rows.
 template <miopenSoftmaxAlgorithm_t A, bool Prior, class T>
 void forward_tile(const T* x, T* y, long long stride, long long vec, long long width, float alpha,
@@ -34,6 +42,22 @@ void forward_tile(const T* x, T* y, long long stride, long long vec, long long w
     for (long long v = 0; v < vec; ++v)
       for (long long i = 0; i < width; ++i)
         m[i] = std::max(m[i], to_float(x[v * stride + i]));
+  if constexpr (kStoreExp<A, Prior, T>) {
+    // exp once per element: stored by the sum pass, scaled by the last.
+    for (long long v = 0; v < vec; ++v)
+      for (long long i = 0; i < width; ++i) {
+        const float e = softmax::forward_term<A>(x[v * stride + i], m[i]);
+        y[v * stride + i] = e;
+        s[i] += e;
+      }
+    float inv[kTile];
+    for (long long i = 0; i < width; ++i)
+      inv[i] = alpha / s[i];
+    for (long long v = 0; v < vec; ++v)
+      for (long long i = 0; i < width; ++i)
+        y[v * stride + i] *= inv[i];
+    return;
+  }
   for (long long v = 0; v < vec; ++v)
     for (long long i = 0; i < width; ++i)
       s[i] += softmax::forward_term<A>(to_float(x[v * stride + i]), m[i]);
@@ -83,6 +107,27 @@ void forward_row(const T* x, T* y, long long vec, float alpha, float beta) {
   float mx = m[0];
   for (int l = 1; l < kLanes; ++l)
     mx = std::max(mx, m[l]);
+  if constexpr (kStoreExp<A, Prior, T>) {
+    // exp once per element: stored by the sum pass, scaled by the last.
+    for (long long v = 0; v < full; v += kLanes)
+      for (int l = 0; l < kLanes; ++l) {
+        const float e = softmax::forward_term<A>(x[v + l], mx);
+        y[v + l] = e;
+        s[l] += e;
+      }
+    for (long long v = full; v < vec; ++v) {
+      const float e = softmax::forward_term<A>(x[v], mx);
+      y[v] = e;
+      s[0] += e;
+    }
+    float sum = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+      sum += s[l];
+    const float inv = alpha / sum;
+    for (long long v = 0; v < vec; ++v)
+      y[v] *= inv;
+    return;
+  }
   for (long long v = 0; v < full; v += kLanes)
     for (int l = 0; l < kLanes; ++l)
       s[l] += softmax::forward_term<A>(to_float(x[v + l]), mx);
@@ -131,9 +176,9 @@ class SoftmaxPacked final : public SoftmaxPackedSpec {
       softmax::dispatch_algorithm(p.algorithm(), [&](auto algo) {
         constexpr miopenSoftmaxAlgorithm_t A = decltype(algo)::value;
         if (prior)
-          run_items<A, true, T>(p, b, items, tiles_per_image, threads);
+          run_items<A, true, T>(p, b, items, tiles_per_image, threads, ctx.config.cpu_isa);
         else
-          run_items<A, false, T>(p, b, items, tiles_per_image, threads);
+          run_items<A, false, T>(p, b, items, tiles_per_image, threads, ctx.config.cpu_isa);
       });
     });
   }
@@ -141,7 +186,7 @@ class SoftmaxPacked final : public SoftmaxPackedSpec {
  private:
   template <miopenSoftmaxAlgorithm_t A, bool Prior, class T>
   static void run_items(const SoftmaxProblem& p, const SoftmaxBuffers& b, long long items,
-                        long long tiles_per_image, int threads) {
+                        long long tiles_per_image, int threads, CpuIsa isa) {
     const long long inner = p.inner(), vec = p.vector(), image = inner * vec;
     const float alpha = p.alpha(), beta = p.beta();
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
@@ -150,22 +195,24 @@ class SoftmaxPacked final : public SoftmaxPackedSpec {
       const long long p0 = (it - img * tiles_per_image) * kTile;
       const long long off = img * image + (inner == 1 ? 0 : p0);
       const long long width = inner == 1 ? 1 : std::min(kTile, inner - p0);
-      if (p.forward()) {
-        const T* x = static_cast<const T*>(b.x) + off;
-        T* y = static_cast<T*>(b.y) + off;
-        if (inner == 1)
-          forward_row<A, Prior>(x, y, vec, alpha, beta);
-        else
-          forward_tile<A, Prior>(x, y, inner, vec, width, alpha, beta);
-      } else {
-        const T* y = static_cast<const T*>(b.y) + off;
-        const T* dy = static_cast<const T*>(b.dy) + off;
-        T* dx = static_cast<T*>(b.dx) + off;
-        if (inner == 1)
-          backward_row<A, Prior>(y, dy, dx, vec, alpha, beta);
-        else
-          backward_tile<A, Prior>(y, dy, dx, inner, vec, width, alpha, beta);
-      }
+      with_isa(isa, [&] {
+        if (p.forward()) {
+          const T* x = static_cast<const T*>(b.x) + off;
+          T* y = static_cast<T*>(b.y) + off;
+          if (inner == 1)
+            forward_row<A, Prior>(x, y, vec, alpha, beta);
+          else
+            forward_tile<A, Prior>(x, y, inner, vec, width, alpha, beta);
+        } else {
+          const T* y = static_cast<const T*>(b.y) + off;
+          const T* dy = static_cast<const T*>(b.dy) + off;
+          T* dx = static_cast<T*>(b.dx) + off;
+          if (inner == 1)
+            backward_row<A, Prior>(y, dy, dx, vec, alpha, beta);
+          else
+            backward_tile<A, Prior>(y, dy, dx, inner, vec, width, alpha, beta);
+        }
+      });
     }
   }
 };
