@@ -13,6 +13,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_batchnorm.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_rnn.h
+  ${PROJECT_SOURCE_DIR}/include/miopen/miopen_pooling.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_softmax.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_lrn.h
   ${PROJECT_SOURCE_DIR}/include/miopen/export.h

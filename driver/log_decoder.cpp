@@ -10,6 +10,7 @@
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
 #include "lrn_spec.hpp"
+#include "pool_spec.hpp"
 #include "reduce_spec.hpp"
 #include "softmax_spec.hpp"
 
@@ -80,16 +81,18 @@ std::string family_of(const std::string& base) {
   if (base.rfind("softmax", 0) == 0) return "softmax";
   if (base == "lrn" || base == "lrnfp16") return "lrn";
   if (base.rfind("reduce", 0) == 0) return "reduce";
+  if (base.rfind("pool", 0) == 0) return "pool";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
   static const char* bases[] = {
-      "conv",          "convfp16",       "convbfp16",    "convint8",   "bnorm",    "bnormfp16",
-      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",   "rnn",        "rnnfp16",  "rnn_seq",
-      "rnn_seqfp16",   "activ",          "activfp16",    "activbfp16", "tensorop", "tensoropfp16",
-      "softmax",       "softmaxfp16",    "softmaxbfp16", "lrn",        "lrnfp16",  "reduce",
-      "reducefp",      "reducefp16",     "reducefp64",   "reducebfp16"};
+      "conv",          "convfp16",       "convbfp16",    "convint8",    "bnorm",    "bnormfp16",
+      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",   "rnn",         "rnnfp16",  "rnn_seq",
+      "rnn_seqfp16",   "activ",          "activfp16",    "activbfp16",  "tensorop", "tensoropfp16",
+      "softmax",       "softmaxfp16",    "softmaxbfp16", "lrn",         "lrnfp16",  "reduce",
+      "reducefp",      "reducefp16",     "reducefp64",   "reducebfp16", "pool",     "poolfp16",
+      "poolbfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -381,6 +384,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_reduce_line(join(args), spec)) return fail(*err);
       return to_reduce_driver_args(spec);
     }
+    if (family_of(base) == "pool") {
+      PoolSpec spec;
+      if (auto err = parse_pool_line(join(args), spec)) return fail(*err);
+      return to_pool_driver_args(spec);
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -606,6 +614,22 @@ void LogDecoder::close_block(const Block& b) {
     if (!line) {
       warn(b.line,
            fn + ": " + (err.empty() ? "block lacks aDesc / cDesc / reduceTensorDesc" : err));
+      return;
+    }
+    add(*line, true, b.line);
+    return;
+  }
+  if (fn == "miopenPoolingForward" || fn == "miopenPoolingBackward") {
+    const std::string* xv = arg(a, {"xDesc"});
+    const std::string* pv = arg(a, {"poolDesc"});
+    TensorValue x;
+    if (!xv || !pv || !parse_tensor(*xv, x, err)) {
+      warn(b.line, fn + ": " + (err.empty() ? "block lacks xDesc / poolDesc" : err));
+      return;
+    }
+    const auto line = pool_block_command(fn == "miopenPoolingForward", x.lens, x.strides, *pv, err);
+    if (!line) {
+      warn(b.line, fn + ": " + err);
       return;
     }
     add(*line, true, b.line);

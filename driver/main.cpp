@@ -3,7 +3,7 @@
 //                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
 //                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16,
 //                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16,
-//                                   lrn, lrnfp16
+//                                   lrn, lrnfp16, pool, poolfp16, poolbfp16,
 //                                   reduce, reducefp16, reducefp64 (anydnn: reducefp,
 //                                   reducebfp16)
 #include <iostream>
@@ -17,6 +17,8 @@
 #include "decode_main.hpp"
 #include "lrn_driver.hpp"
 #include "lrn_spec.hpp"
+#include "pool_driver.hpp"
+#include "pool_spec.hpp"
 #include "reduce_driver.hpp"
 #include "reduce_spec.hpp"
 #include "rnn_driver.hpp"
@@ -32,7 +34,8 @@ void print_bases() {
                "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
                "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
                "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16, lrn,\n"
-               "                 lrnfp16, reduce, reducefp16, reducefp64, reducefp, reducebfp16\n"
+               "                 lrnfp16, reduce, reducefp16, reducefp64, reducefp, reducebfp16,\n"
+               "                 pool, poolfp16, poolbfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -101,6 +104,14 @@ int main(int argc, char** argv) {
   if (miopenDataType_t red_type; anydnn::driver::reduce_base_type(base, red_type)) {
     try {
       return anydnn::driver::run_reduce_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (miopenDataType_t pool_type; anydnn::driver::pool_base_type(base, pool_type)) {
+    try {
+      return anydnn::driver::run_pool_driver(base, argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

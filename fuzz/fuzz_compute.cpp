@@ -3,9 +3,10 @@
 // bytes, bias), batch norm (training, inference, backward, V1 and V2), RNN (legacy and sequence
 // API with workspace / reserve sizes from the bytes), dropout and the tensor ops (OpTensor with
 // a B of fuzzed lengths, SetTensor, ScaleTensor, TransformTensor between fuzzed descriptors),
-// LRN forward / backward and miopenReduceTensor (C's lengths A's with fuzzed dims set to 1, or
+// LRN forward / backward, miopenReduceTensor (C's lengths A's with fuzzed dims set to 1, or
 // anything; a fuzzed reduce descriptor; workspace and indices buffers sized from the sizes the
-// API returns, the claims sometimes short). Shapes stay small (every dim <= 8, at most 4096
+// API returns, the claims sometimes short) and pooling (forward with or without indices,
+// backward, on a fuzzed descriptor and tensors). Shapes stay small (every dim <= 8, at most 4096
 // elements per tensor); whether the descriptors agree is up to the fuzzer.
 //
 // Every tensor buffer is allocated at the size its own descriptor needs
@@ -745,6 +746,83 @@ void reduction(FuzzedDataProvider& fdp, miopenHandle_t h) {
                      null_scalar ? nullptr : &alpha, a.desc, a.data(), &beta, c.desc, c.data());
 }
 
+// Pooling: a descriptor of 1-4 window dims (2 or 3 mostly) with fuzzed window / pads / strides,
+// mode, index type and index mode; x of fuzzed lengths; y of the lengths the API computes, or
+// fuzzed; dx / dy x's and y's, or fuzzed. The workspace is as large as
+// miopenPoolingGetWorkSpaceSizeV2 says for the descriptor and y / dy (MIOpen's forward takes
+// its size argument without checking it, so a shorter buffer would be the caller's bug).
+void pooling(FuzzedDataProvider& fdp, miopenHandle_t h) {
+  struct Desc {
+    miopenPoolingDescriptor_t d = nullptr;
+    Desc() { miopenCreatePoolingDescriptor(&d); }
+    ~Desc() { miopenDestroyPoolingDescriptor(d); }
+  } pd;
+  const int sd = fdp.ConsumeIntegralInRange(0, 7) == 0 ? fdp.ConsumeIntegralInRange(1, 4)
+                                                       : fdp.ConsumeIntegralInRange(2, 3);
+  std::array<int, 4> k{}, p{}, s{};
+  for (int i = 0; i < sd; ++i) {
+    k[i] = fdp.ConsumeIntegralInRange(fdp.ConsumeIntegralInRange(0, 15) == 0 ? -1 : 1, 5);
+    p[i] = fdp.ConsumeIntegralInRange(fdp.ConsumeIntegralInRange(0, 15) == 0 ? -1 : 0, 3);
+    s[i] = fdp.ConsumeIntegralInRange(fdp.ConsumeIntegralInRange(0, 15) == 0 ? -1 : 1, 3);
+  }
+  miopenSetNdPoolingDescriptor(pd.d, enum_value<miopenPoolingMode_t>(fdp, 2), sd, k.data(),
+                               p.data(), s.data());
+  if (fdp.ConsumeBool()) miopenSetPoolingIndexType(pd.d, enum_value<miopenIndexType_t>(fdp, 3));
+  if (fdp.ConsumeBool())
+    miopenSetPoolingWorkSpaceIndexMode(pd.d, enum_value<miopenPoolingWorkspaceIndexMode_t>(fdp, 1));
+  const miopenDataType_t type = compute_type(fdp);
+  Tensor x, y, dx, dy;
+  const int nd = fdp.ConsumeIntegralInRange(0, 7) == 0 ? 0 : sd + 2;
+  set_tensor(fdp, x, type, nd > 5 ? 0 : nd);
+  std::array<int, 5> out{};
+  if (nd >= 4 && nd <= 5 && fdp.ConsumeBool() &&
+      miopenGetPoolingNdForwardOutputDim(pd.d, x.desc, nd, out.data()) == miopenStatusSuccess) {
+    size_t total = 1;
+    for (int i = 0; i < nd; ++i)
+      total *= static_cast<size_t>(std::max(out[i], 1));
+    if (total > kMaxElems) return;
+    miopenSetTensorDescriptor(y.desc, type, nd, out.data(), nullptr);
+  } else {
+    set_tensor(fdp, y, type, nd > 5 ? 0 : nd);
+  }
+  const bool fuzzed_grads = fdp.ConsumeIntegralInRange(0, 3) == 0;
+  if (fuzzed_grads) {
+    set_tensor(fdp, dx, type, nd > 5 ? 0 : nd);
+    set_tensor(fdp, dy, type, nd > 5 ? 0 : nd);
+  }
+  if (!x.alloc(fdp) || !y.alloc(fdp)) return;
+  if (fuzzed_grads && (!dx.alloc(fdp) || !dy.alloc(fdp))) return;
+  Tensor& gx = fuzzed_grads ? dx : x;
+  Tensor& gy = fuzzed_grads ? dy : y;
+  size_t need = 0, need_dy = 0;
+  miopenPoolingGetWorkSpaceSizeV2(pd.d, y.desc, &need);
+  miopenPoolingGetWorkSpaceSizeV2(pd.d, gy.desc, &need_dy);
+  need = std::max(need, need_dy);
+  if (need > (size_t{1} << 24)) return;
+  std::vector<uint8_t> ws(need + 1, 0);
+  void* wsp = fdp.ConsumeIntegralInRange(0, 15) == 0 ? nullptr : ws.data();
+  uint32_t alpha = 0x3f800000u, beta = fdp.ConsumeBool() ? 0u : 0x3f000000u;  // 1, 0 or 0.5
+  if (fdp.ConsumeIntegralInRange(0, 7) == 0) alpha = fdp.ConsumeIntegral<uint32_t>();
+  const bool save = fdp.ConsumeBool();
+  switch (fdp.ConsumeIntegralInRange(0, 2)) {
+    case 0:
+      miopenPoolingForward(h, pd.d, &alpha, x.desc, x.data(), &beta, y.desc, y.data(), save, wsp,
+                           need);
+      break;
+    case 1:
+      miopenPoolingBackward(h, pd.d, &alpha, y.desc, y.data(), gy.desc, gy.data(), x.desc, x.data(),
+                            &beta, gx.desc, gx.data(), wsp);
+      break;
+    case 2:
+      // The indices a forward call left, read back by the backward one.
+      if (miopenPoolingForward(h, pd.d, &alpha, x.desc, x.data(), &beta, y.desc, y.data(), true,
+                               wsp, need) == miopenStatusSuccess)
+        miopenPoolingBackward(h, pd.d, &alpha, y.desc, y.data(), gy.desc, gy.data(), x.desc,
+                              x.data(), &beta, gx.desc, gx.data(), wsp);
+      break;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -760,7 +838,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   miopenHandle_t h = nullptr;
   if (miopenCreate(&h) != miopenStatusSuccess) return 0;
   for (int step = 0; step < 3 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 7)) {
+    switch (fdp.ConsumeIntegralInRange(0, 8)) {
       case 0:
         convolution(fdp, h);
         break;
@@ -784,6 +862,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 7:
         reduction(fdp, h);
+        break;
+      case 8:
+        pooling(fdp, h);
         break;
     }
   }

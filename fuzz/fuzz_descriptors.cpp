@@ -1,6 +1,6 @@
 // Descriptor setters and getters of the C API with hostile values: a byte-driven sequence of
-// calls on a small pool of tensor, convolution, RNN, dropout, sequence-tensor, LRN and
-// reduce-tensor descriptors.
+// calls on a small pool of tensor, convolution, RNN, dropout, sequence-tensor, LRN,
+// reduce-tensor and pooling descriptors.
 // Every call must return a status; the harness ignores which one. Arrays handed to the library
 // are always as long as the count passed with them (the API cannot check that), so any read or
 // write out of bounds is the library's.
@@ -31,6 +31,7 @@ struct Pool {
   std::array<miopenSeqTensorDescriptor_t, 2> seqs{};
   std::array<miopenLRNDescriptor_t, 2> lrns{};
   std::array<miopenReduceTensorDescriptor_t, 2> reds{};
+  std::array<miopenPoolingDescriptor_t, 2> pools{};
   std::vector<std::vector<uint8_t>> dropout_states;  // kept alive while a descriptor uses them
 
   ~Pool() {
@@ -48,6 +49,8 @@ struct Pool {
       if (l) miopenDestroyLRNDescriptor(l);
     for (auto& r : reds)
       if (r) miopenDestroyReduceTensorDescriptor(r);
+    for (auto& d : pools)
+      if (d) miopenDestroyPoolingDescriptor(d);
     if (handle) miopenDestroy(handle);
   }
 };
@@ -450,6 +453,78 @@ void reduce_op(FuzzedDataProvider& fdp, Pool& p) {
   }
 }
 
+// Pooling descriptors: setters with hostile values and counts, getters (null out-pointers,
+// requested counts that disagree with what is set), output lengths and workspace sizes
+// against whatever the tensor pool holds.
+void pooling_op(FuzzedDataProvider& fdp, Pool& p) {
+  miopenPoolingDescriptor_t d = pick(fdp, p.pools);
+  miopenTensorDescriptor_t t = pick(fdp, p.tensors);
+  switch (fdp.ConsumeIntegralInRange(0, 7)) {
+    case 0:
+      miopenSet2dPoolingDescriptor(d, enum_value<miopenPoolingMode_t>(fdp, 2), size_int(fdp),
+                                   size_int(fdp), hostile_int(fdp), hostile_int(fdp), size_int(fdp),
+                                   size_int(fdp));
+      break;
+    case 1: {
+      const int n = array_count(fdp);
+      const auto win = int_array(fdp, n), pads = int_array(fdp, n), strides = int_array(fdp, n);
+      miopenSetNdPoolingDescriptor(d, enum_value<miopenPoolingMode_t>(fdp, 2), n,
+                                   n > 4096 ? nullptr : maybe_null(fdp, win),
+                                   n > 4096 ? nullptr : maybe_null(fdp, pads),
+                                   n > 4096 ? nullptr : maybe_null(fdp, strides));
+      break;
+    }
+    case 2: {
+      miopenPoolingMode_t mode;
+      int a, b, c, e, f, g;
+      miopenGet2dPoolingDescriptor(d, fdp.ConsumeBool() ? &mode : nullptr, &a, &b, &c, &e, &f,
+                                   fdp.ConsumeBool() ? &g : nullptr);
+      break;
+    }
+    case 3: {
+      const int req = array_count(fdp);
+      std::vector<int> win(static_cast<size_t>(std::clamp(req, 0, 4096))), pads(win.size()),
+          strides(win.size());
+      miopenPoolingMode_t mode;
+      int nb = 0;
+      const bool arrays = req <= 4096 && fdp.ConsumeIntegralInRange(0, 7) != 0;
+      miopenGetNdPoolingDescriptor(d, req, fdp.ConsumeBool() ? &mode : nullptr,
+                                   fdp.ConsumeBool() ? &nb : nullptr,
+                                   arrays && !win.empty() ? win.data() : nullptr,
+                                   arrays && !pads.empty() ? pads.data() : nullptr,
+                                   arrays && !strides.empty() ? strides.data() : nullptr);
+      break;
+    }
+    case 4: {
+      miopenSetPoolingIndexType(d, enum_value<miopenIndexType_t>(fdp, 3));
+      miopenIndexType_t it;
+      miopenGetPoolingIndexType(d, fdp.ConsumeBool() ? &it : nullptr);
+      break;
+    }
+    case 5: {
+      miopenSetPoolingWorkSpaceIndexMode(d, enum_value<miopenPoolingWorkspaceIndexMode_t>(fdp, 1));
+      miopenPoolingWorkspaceIndexMode_t m;
+      miopenGetPoolingWorkSpaceIndexMode(d, fdp.ConsumeBool() ? &m : nullptr);
+      break;
+    }
+    case 6: {
+      int n, c, h, w;
+      miopenGetPoolingForwardOutputDim(d, t, &n, &c, &h, fdp.ConsumeBool() ? &w : nullptr);
+      const int dims = array_count(fdp);
+      std::vector<int> out(static_cast<size_t>(std::clamp(dims, 0, 4096)));
+      miopenGetPoolingNdForwardOutputDim(d, t, dims,
+                                         dims > 4096 || out.empty() ? nullptr : out.data());
+      break;
+    }
+    case 7: {
+      size_t bytes = 0;
+      miopenPoolingGetWorkSpaceSize(t, fdp.ConsumeBool() ? &bytes : nullptr);
+      miopenPoolingGetWorkSpaceSizeV2(d, t, fdp.ConsumeBool() ? &bytes : nullptr);
+      break;
+    }
+  }
+}
+
 // Destroys and recreates one slot (descriptor lifetimes interleave with use).
 void recreate_op(FuzzedDataProvider& fdp, Pool& p) {
   const size_t i = fdp.ConsumeIntegralInRange<size_t>(0, 1);
@@ -483,6 +558,11 @@ void recreate_op(FuzzedDataProvider& fdp, Pool& p) {
       p.reds[i] = nullptr;
       miopenCreateReduceTensorDescriptor(&p.reds[i]);
       break;
+    case 6:
+      miopenDestroyPoolingDescriptor(p.pools[i]);
+      p.pools[i] = nullptr;
+      miopenCreatePoolingDescriptor(&p.pools[i]);
+      break;
   }
 }
 
@@ -511,13 +591,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     miopenCreateLRNDescriptor(&l);
   for (auto& r : p.reds)
     miopenCreateReduceTensorDescriptor(&r);
+  for (auto& d : p.pools)
+    miopenCreatePoolingDescriptor(&d);
   // Null out-parameters of the creators.
   miopenCreateTensorDescriptor(nullptr);
   miopenCreateConvolutionDescriptor(nullptr);
   miopenCreateReduceTensorDescriptor(nullptr);
 
   for (int step = 0; step < 64 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 7)) {
+    switch (fdp.ConsumeIntegralInRange(0, 8)) {
       case 0:
       case 1:
         tensor_op(fdp, p);
@@ -539,6 +621,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 7:
         reduce_op(fdp, p);
+        break;
+      case 8:
+        pooling_op(fdp, p);
         break;
     }
   }

@@ -3,7 +3,8 @@
 // round trip to driver arguments, which must read back to the same arguments
 // (driver/conv_spec.hpp, bn_spec.hpp); lrn lines likewise (lrn_spec.hpp). RNN lines go through
 // the flag table and, when every size is tiny, through the RNN drivers themselves (their flag
-// checks live in run_*). reduce lines round trip like conv lines (driver/reduce_spec.hpp). Other
+// checks live in run_*). reduce lines round trip like conv lines (driver/reduce_spec.hpp); pool
+// lines go through parse_pool_line and the round trip through to_pool_driver_args. Other
 // bases try every parser.
 #include <climits>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "fuzz_common.hpp"
 #include "input_flags.hpp"
 #include "lrn_spec.hpp"
+#include "pool_spec.hpp"
 #include "reduce_spec.hpp"
 #include "rnn_driver.hpp"
 
@@ -70,6 +72,22 @@ void check_lrn(const std::string& line) {
   }
   if (drv::to_lrn_driver_args(again) != args) {
     fprintf(stderr, "lrn round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
+    __builtin_trap();
+  }
+}
+
+void check_pool(const std::string& line) {
+  drv::PoolSpec spec;
+  if (drv::parse_pool_line(line, spec)) return;
+  const std::string args = drv::to_pool_driver_args(spec);
+  drv::PoolSpec again;
+  if (const auto err = drv::parse_pool_line(args, again)) {
+    fprintf(stderr, "pool round trip failed: '%s' -> '%s': %s\n", line.c_str(), args.c_str(),
+            err->c_str());
+    __builtin_trap();
+  }
+  if (drv::to_pool_driver_args(again) != args) {
+    fprintf(stderr, "pool round trip differs: '%s' -> '%s'\n", line.c_str(), args.c_str());
     __builtin_trap();
   }
 }
@@ -160,11 +178,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool is_bn = drv::bn_base_types(base, d, p);
   const bool is_rnn =
       base == "rnn" || base == "rnnfp16" || base == "rnn_seq" || base == "rnn_seqfp16";
-  if (is_conv || !(is_bn || is_rnn)) check_conv(line);
-  if (is_bn || !(is_conv || is_rnn)) check_bn(line);
+  const bool is_pool = drv::pool_base_type(base, d);
+  if (is_conv || !(is_bn || is_rnn || is_pool)) check_conv(line);
+  if (is_bn || !(is_conv || is_rnn || is_pool)) check_bn(line);
   if (is_rnn) check_rnn(base, argv);
   if (drv::lrn_base_type(base, d)) check_lrn(line);
   check_reduce(line);
+  if (is_pool) check_pool(line);
 
   // The flag tables with any base: parse, then read every flag back.
   drv::InputFlags conv_flags;

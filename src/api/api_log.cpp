@@ -112,6 +112,30 @@ void log_value(std::ostream& os, miopenReduceTensorDescriptor_t r) {
      << "\nIndices Option : " << static_cast<int>(o->desc.indices) << "\n";
 }
 
+// MIOpen's operator<< for a pooling descriptor: the mode (its MIOPEN_LOG_ENUM names only max
+// and average), then lengths, pads and strides, each as LogRange prints them (no braces):
+// "miopenPoolingMax, 3, 3, 1, 1, 2, 2, ".
+void log_value(std::ostream& os, miopenPoolingDescriptor_t p) {
+  const auto* o = peek<PoolingObject, ObjectTag::Pooling>(p);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(p));
+    return;
+  }
+  const int m = static_cast<int>(o->desc.mode);
+  if (m == miopenPoolingMax)
+    os << "miopenPoolingMax";
+  else if (m == miopenPoolingAverage)
+    os << "miopenPoolingAverage";
+  else
+    os << "Unknown: " << m;
+  os << ", ";
+  for (const auto* v : {&o->desc.lens, &o->desc.pads, &o->desc.strides}) {
+    for (size_t i = 0; i < v->size(); ++i)
+      os << (i ? ", " : "") << (*v)[i];
+    os << ", ";
+  }
+}
+
 // MIOpen's operator<< for a softmax descriptor: "softmax,alpha1,beta0,algorithm1,mode1,".
 void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s) {
   const auto* o = peek<SoftmaxObject, ObjectTag::Softmax>(s);

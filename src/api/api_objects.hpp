@@ -14,6 +14,7 @@
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
+#include "pooling/pooling_desc.hpp"
 #include "problem/activation_problem.hpp"
 #include "problem/lrn_problem.hpp"
 #include "problem/reduce_problem.hpp"
@@ -29,6 +30,7 @@ enum class ObjectTag : uint32_t {
   Dropout = 0x414e4431u,
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
+  Pooling = 0x414e5031u,
   Softmax = 0x414e5831u,
   Lrn = 0x414e4c31u,
   ReduceTensor = 0x414e5531u,  // "ANU1"
@@ -81,6 +83,13 @@ struct ActivationObject : miopenActivationDescriptor {
   ~ActivationObject() { tag = ObjectTag::Dead; }
   ObjectTag tag = ObjectTag::Activation;
   ActivMode desc;
+};
+
+// The pooling descriptor (pooling/pooling_desc.hpp); a new one is unset max pooling.
+struct PoolingObject : miopenPoolingDescriptor {
+  ~PoolingObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Pooling;
+  PoolingDesc desc;
 };
 
 // miopenSetSoftmaxDescriptor's arguments; a new descriptor is alpha 1, beta 0, ACCURATE, CHANNEL
@@ -154,6 +163,10 @@ inline ReduceTensorDesc& deref(miopenReduceTensorDescriptor_t d,
                                const char* name = "reduceTensorDesc") {
   return deref_object<ReduceTensorObject, ObjectTag::ReduceTensor>(d, name).desc;
 }
+inline PoolingDesc& deref(miopenPoolingDescriptor_t d, const char* name = "poolDesc") {
+  return deref_object<PoolingObject, ObjectTag::Pooling>(d, name).desc;
+}
+
 inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
   return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
 }

@@ -28,6 +28,7 @@ class RnnKernels;
 class DropoutKernels;
 class TensorOpSolver;
 class ReduceSolver;
+class PoolingSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -55,6 +56,8 @@ struct Primitives {
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
   // reduction/reduce_registry.hpp: miopenReduceTensor
   const SolverRegistry<ReduceSolver>* reduce = nullptr;
+  // pooling/pooling_registry.hpp
+  const SolverRegistry<PoolingSolver>* pooling = nullptr;
 };
 
 class Backend {
@@ -71,6 +74,7 @@ class Backend {
   const SolverRegistry<ActivationSolver>& activation_solvers() const {
     return *primitives().activation;
   }
+  const SolverRegistry<PoolingSolver>& pooling_solvers() const { return *primitives().pooling; }
   const SolverRegistry<SoftmaxSolver>& softmax_solvers() const { return *primitives().softmax; }
   const SolverRegistry<LrnSolver>& lrn_solvers() const { return *primitives().lrn; }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }

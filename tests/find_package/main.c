@@ -1,6 +1,7 @@
 /* Links the installed libMIOpen through find_package(miopen) and makes real calls: the version,
-   a handle, activation, softmax, LRN forward / backward and a reduction with indices through
-   miopen/miopen.h alone (host buffers: the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
+   a handle, activation, softmax, LRN and pooling forward / backward and a reduction with indices
+   through miopen/miopen.h alone (host buffers: the test runs on the CPU backend,
+   MIOPEN_BACKEND=cpu). */
 #include <math.h>
 #include <miopen/miopen.h>
 #include <miopen/version.h>
@@ -116,6 +117,47 @@ static int reduction_works(miopenHandle_t h) {
   return bad;
 }
 
+/* 2x2 max pooling, stride 2, on a 1x1x4x4 tensor holding 0..15: forward saving the indices, then
+   backward routing dy to each window's maximum; 0 when y, the workspace size and dx match. */
+static int pooling_works(miopenHandle_t h) {
+  float x[16], y[4], dx[16];
+  const float dy[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  const float one = 1.0f, zero = 0.0f;
+  unsigned char ws[16];
+  size_t ws_size = 0;
+  int n, c, oh, ow, bad = 0, i;
+  miopenTensorDescriptor_t xt, yt;
+  miopenPoolingDescriptor_t p;
+  for (i = 0; i < 16; ++i)
+    x[i] = (float)i;
+  if (miopenCreateTensorDescriptor(&xt) != miopenStatusSuccess) return 1;
+  if (miopenCreateTensorDescriptor(&yt) != miopenStatusSuccess) return 1;
+  if (miopenCreatePoolingDescriptor(&p) != miopenStatusSuccess) return 1;
+  bad |= miopenSet2dPoolingDescriptor(p, miopenPoolingMax, 2, 2, 0, 0, 2, 2) != miopenStatusSuccess;
+  bad |= miopenSet4dTensorDescriptor(xt, miopenFloat, 1, 1, 4, 4) != miopenStatusSuccess;
+  bad |= miopenGetPoolingForwardOutputDim(p, xt, &n, &c, &oh, &ow) != miopenStatusSuccess;
+  bad |= n != 1 || c != 1 || oh != 2 || ow != 2;
+  bad |= miopenSet4dTensorDescriptor(yt, miopenFloat, 1, 1, 2, 2) != miopenStatusSuccess;
+  bad |= miopenPoolingGetWorkSpaceSizeV2(p, yt, &ws_size) != miopenStatusSuccess;
+  bad |= ws_size != 4; /* one uint8 index per output */
+  if (!bad) {
+    bad |= miopenPoolingForward(h, p, &one, xt, x, &zero, yt, y, 1, ws, ws_size) !=
+           miopenStatusSuccess;
+    bad |= miopenPoolingBackward(h, p, &one, yt, y, yt, dy, xt, x, &zero, xt, dx, ws) !=
+           miopenStatusSuccess;
+  }
+  for (i = 0; i < 16 && !bad; ++i) {
+    /* The maxima are x[5], x[7], x[13], x[15]. */
+    const float want = i == 5 ? 1.0f : i == 7 ? 2.0f : i == 13 ? 3.0f : i == 15 ? 4.0f : 0.0f;
+    bad |= dx[i] != want;
+  }
+  bad |= bad || y[0] != 5.0f || y[1] != 7.0f || y[2] != 13.0f || y[3] != 15.0f;
+  miopenDestroyPoolingDescriptor(p);
+  miopenDestroyTensorDescriptor(yt);
+  miopenDestroyTensorDescriptor(xt);
+  return bad;
+}
+
 int main(void) {
   size_t major, minor, patch;
   miopenHandle_t h;
@@ -137,8 +179,12 @@ int main(void) {
     printf("reduction through miopen/miopen.h failed\n");
     return 1;
   }
+  if (pooling_works(h)) {
+    printf("pooling through miopen/miopen.h failed\n");
+    return 1;
+  }
   if (miopenDestroy(h) != miopenStatusSuccess) return 1;
-  printf("found MIOpen %zu.%zu.%zu (activation, softmax, LRN and reduction work)\n", major, minor,
-         patch);
+  printf("found MIOpen %zu.%zu.%zu (activation, softmax, LRN, reduction and pooling work)\n", major,
+         minor, patch);
   return major == MIOPEN_VERSION_MAJOR ? 0 : 1;
 }

@@ -317,5 +317,49 @@ TEST(LogDecoder, ReduceCommandsAndBlocks) {
   EXPECT_NE(r.warnings[0].find("not readable"), std::string::npos) << r.warnings[0];
 }
 
+// LogCmdPooling lines (MIOpen's, with -t 1; poolfp16 / anydnn's poolbfp16) round-trip to the
+// same command; API-call blocks in MIOpen's descriptor format (no braces; AverageInclusive is
+// "Unknown: 2") and with braces become pool commands, NHWC strides as the layout name; a
+// descriptor that does not fit the tensor and a bad mode are warnings.
+TEST(LogDecoder, PoolingCommandsAndBlocks) {
+  auto r = decode(
+      "MIOpen(HIP): Command [LogCmdPooling] ./bin/MIOpenDriver poolfp16 -M 0 --input "
+      "32x64x56x56,200704x3136x56x1 -y 3 -x 3 -p 1 -q 1 -v 2 -u 2 -m max -F 1 -t 1\n"
+      "MIOpen(CPU): Command [LogCmdPooling] ./bin/MIOpenDriver poolbfp16 -M 1 --input "
+      "1x2x4x5x5,200x100x25x5x1 -Z 2 -y 3 -x 3 -o 0 -p 1 -q 1 -s 2 -v 1 -u 1 -m avg_in -F 0 "
+      "-t 1\n");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command,
+            "poolfp16 -M 0 --input 32x64x56x56,200704x3136x56x1 -y 3 -x 3 -p 1 -q 1 -v 2 -u 2 "
+            "-m max -F 1");
+  EXPECT_EQ(r.commands[1].command,
+            "poolbfp16 -M 1 --input 1x2x4x5x5,200x100x25x5x1 -Z 2 -y 3 -x 3 -o 0 -p 1 -q 1 -s 2 "
+            "-v 1 -u 1 -m avg_in -F 0");
+  r = decode(
+      "MIOpen(HIP): miopenStatus_t miopenPoolingForward(miopenHandle_t, ...){\n"
+      "MIOpen(HIP): \tpoolDesc = miopenPoolingMax, 3, 2, 1, 0, 2, 2, \n"
+      "MIOpen(HIP): \txDesc = {2, 3, 7, 9}, {189, 1, 27, 3}, packed, \n"
+      "MIOpen(HIP): }\n"
+      "MIOpen(HIP): miopenStatus_t miopenPoolingBackward(miopenHandle_t, ...){\n"
+      "MIOpen(HIP): \tpoolDesc = Unknown: 2, {2, 2, 2}, {0, 0, 1}, {1, 2, 2}, \n"
+      "MIOpen(HIP): \txDesc = {1, 2, 4, 5, 6}, {240, 120, 30, 6, 1}, packed, \n"
+      "MIOpen(HIP): }\n"
+      "MIOpen(HIP): miopenStatus_t miopenPoolingForward(miopenHandle_t, ...){\n"
+      "MIOpen(HIP): \tpoolDesc = miopenPoolingMax, 3, 3, 1, 1, \n"
+      "MIOpen(HIP): \txDesc = {2, 3, 7, 9}, {189, 63, 9, 1}, packed, \n"
+      "MIOpen(HIP): }\n"
+      "MIOpen(HIP): miopenStatus_t miopenPoolingForward(miopenHandle_t, ...){\n"
+      "MIOpen(HIP): \tpoolDesc = miopenPoolingMin, 3, 3, 1, 1, 1, 1, \n"
+      "MIOpen(HIP): \txDesc = {2, 3, 7, 9}, {189, 63, 9, 1}, packed, \n"
+      "MIOpen(HIP): }\n");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command,
+            "pool -M 0 --input 2x3x7x9,NHWC -y 3 -x 2 -p 1 -q 0 -v 2 -u 2 -m max -F 1");
+  EXPECT_EQ(r.commands[1].command,
+            "pool -M 1 --input 1x2x4x5x6,NCDHW -Z 2 -y 2 -x 2 -o 0 -p 0 -q 1 -s 1 -v 2 -u 2 -m "
+            "avg_in -F 0");
+  EXPECT_EQ(r.warnings.size(), 2u);
+}
+
 }  // namespace
 }  // namespace anydnn::driver

@@ -12,6 +12,7 @@
 #include "backend/cuda/tensor_ops.hpp"
 #include "bn/bn_registry.hpp"
 #include "lrn/lrn_registry.hpp"
+#include "pooling/pooling_registry.hpp"
 #include "reduction/reduce_registry.hpp"
 #include "softmax/softmax_registry.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
@@ -64,6 +65,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
       lrn_solvers_(make_lrn_registry<BackendKind::Cuda>()),
       tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cuda>()),
       reduce_solvers_(make_reduce_registry<BackendKind::Cuda>()),
+      pooling_solvers_(make_pooling_registry<BackendKind::Cuda>()),
       conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
   primitives_.conv = &conv_solvers_;
@@ -76,6 +78,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   primitives_.dropout = &dropout_kernels_;
   primitives_.tensor_op = &tensor_op_solvers_;
   primitives_.reduce = &reduce_solvers_;
+  primitives_.pooling = &pooling_solvers_;
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,

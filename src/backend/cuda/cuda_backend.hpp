@@ -17,6 +17,7 @@
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
 #include "solver/lrn_solver.hpp"
+#include "solver/pooling_solver.hpp"
 #include "solver/reduce_solver.hpp"
 #include "solver/softmax_solver.hpp"
 #include "solver/tensor_op_solver.hpp"
@@ -58,6 +59,7 @@ class CudaBackend final : public Backend {
   LrnSolverRegistry lrn_solvers_;
   TensorOpSolverRegistry tensor_op_solvers_;
   ReduceSolverRegistry reduce_solvers_;
+  PoolingSolverRegistry pooling_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   int device_ = 0;
