@@ -14,6 +14,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_batchnorm.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_rnn.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_softmax.h
+  ${PROJECT_SOURCE_DIR}/include/miopen/miopen_ctc.h
   ${PROJECT_SOURCE_DIR}/include/miopen/export.h
   ${PROJECT_SOURCE_DIR}/include/miopen/anydnn.h
   ${CMAKE_BINARY_DIR}/include/miopen/version.h

@@ -8,6 +8,7 @@
 #include "activ_spec.hpp"
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
+#include "ctc_spec.hpp"
 #include "softmax_spec.hpp"
 
 namespace anydnn::driver {
@@ -75,15 +76,16 @@ std::string family_of(const std::string& base) {
   if (base.rfind("activ", 0) == 0) return "activ";
   if (base.rfind("tensorop", 0) == 0) return "tensorop";
   if (base.rfind("softmax", 0) == 0) return "softmax";
+  if (base == "ctc") return "ctc";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
   static const char* bases[] = {
-      "conv",          "convfp16",       "convbfp16",   "convint8",   "bnorm",    "bnormfp16",
-      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",  "rnn",        "rnnfp16",  "rnn_seq",
-      "rnn_seqfp16",   "activ",          "activfp16",   "activbfp16", "tensorop", "tensoropfp16",
-      "softmax",       "softmaxfp16",    "softmaxbfp16"};
+      "conv",          "convfp16",       "convbfp16",    "convint8",   "bnorm",    "bnormfp16",
+      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",   "rnn",        "rnnfp16",  "rnn_seq",
+      "rnn_seqfp16",   "activ",          "activfp16",    "activbfp16", "tensorop", "tensoropfp16",
+      "softmax",       "softmaxfp16",    "softmaxbfp16", "ctc"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -363,6 +365,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_softmax_line(join(args), spec)) return fail(*err);
       return to_softmax_driver_args(spec);
     }
+    if (family_of(base) == "ctc") {
+      CtcSpec spec;
+      if (auto err = parse_ctc_line(join(args), spec)) return fail(*err);
+      return to_ctc_driver_args(spec);
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -534,6 +541,14 @@ void LogDecoder::close_block(const Block& b) {
       return;
     }
     add(to_softmax_driver_args(s), true, b.line);
+    return;
+  }
+  // CTC loss: the block logs the label and input lengths as host pointers, and the descriptor
+  // (as MIOpen's operator<<) only by its data type, so no command follows from it; the
+  // "Command [miopenCTCLoss]" line (MIOPEN_ENABLE_LOGGING_CMD) holds the whole problem.
+  if (fn == "miopenCTCLoss") {
+    warn(b.line, fn + ": the block lacks the label and input lengths (decode the logged "
+                      "MIOpenDriver ctc command instead)");
     return;
   }
   if (fn == "miopenActivationForward" || fn == "miopenActivationBackward") {

@@ -2,7 +2,8 @@
 //   MIOpenDriver <base> [flags]     bases: conv, convfp16, convbfp16, convint8, bnorm,
 //                                   bnormfp16, bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16,
 //                                   rnn_seq, rnn_seqfp16, activ, activfp16, activbfp16,
-//                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16
+//                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16,
+//                                   ctc
 #include <iostream>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "bn_driver.hpp"
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"
+#include "ctc_driver.hpp"
 #include "decode_main.hpp"
 #include "rnn_driver.hpp"
 #include "softmax_driver.hpp"
@@ -24,7 +26,7 @@ void print_bases() {
                "Supported bases: conv, convfp16, convbfp16, convint8, bnorm, bnormfp16,\n"
                "                 bnormfp16fp32, bnormbfp16fp32, rnn, rnnfp16, rnn_seq,\n"
                "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
-               "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16\n"
+               "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16, ctc\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -77,6 +79,14 @@ int main(int argc, char** argv) {
   if (miopenDataType_t sm_type; anydnn::driver::softmax_base_type(base, sm_type)) {
     try {
       return anydnn::driver::run_softmax_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (base == "ctc") {
+    try {
+      return anydnn::driver::run_ctc_driver(argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

@@ -468,6 +468,7 @@ MIOPEN_EXPORT miopenStatus_t miopenConvolutionBackwardBias(miopenHandle_t handle
                                                            void* db);
 
 #include <miopen/miopen_batchnorm.h>
+#include <miopen/miopen_ctc.h>
 #include <miopen/miopen_rnn.h>
 #include <miopen/miopen_softmax.h>
 

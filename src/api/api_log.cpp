@@ -103,6 +103,16 @@ void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s) {
      << static_cast<int>(o->desc.algorithm) << ",mode" << static_cast<int>(o->desc.mode) << ",";
 }
 
+// MIOpen's operator<< for a CTC loss descriptor prints only the data type: "1, ".
+void log_value(std::ostream& os, miopenCTCLossDescriptor_t c) {
+  const auto* o = peek<CtcLossObject, ObjectTag::CtcLoss>(c);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(c));
+    return;
+  }
+  os << static_cast<int>(o->desc.data_type) << ", ";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

@@ -46,6 +46,7 @@ void log_value(std::ostream& os, miopenTensorDescriptor_t t);
 void log_value(std::ostream& os, miopenConvolutionDescriptor_t c);
 void log_value(std::ostream& os, miopenActivationDescriptor_t a);
 void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s);
+void log_value(std::ostream& os, miopenCTCLossDescriptor_t c);
 void log_value(std::ostream& os, const void* p);
 void log_value(std::ostream& os, const char* s);
 

@@ -15,6 +15,7 @@
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
 #include "problem/activation_problem.hpp"
+#include "problem/ctc_problem.hpp"
 
 namespace anydnn::api {
 
@@ -28,6 +29,7 @@ enum class ObjectTag : uint32_t {
   SeqTensor = 0x414e5331u,
   Activation = 0x414e4131u,
   Softmax = 0x414e5831u,
+  CtcLoss = 0x414e4c31u,
 };
 
 struct HandleObject : miopenHandle {
@@ -92,6 +94,13 @@ struct SoftmaxObject : miopenSoftmaxDescriptor {
   SoftmaxDesc desc;
 };
 
+// miopenSetCTCLossDescriptor's arguments (a new descriptor holds MIOpen's defaults).
+struct CtcLossObject : miopenCTCLossDescriptor {
+  ~CtcLossObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::CtcLoss;
+  CtcLossDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -127,6 +136,10 @@ inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "acti
 
 inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
   return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
+}
+
+inline CtcLossDesc& deref(miopenCTCLossDescriptor_t d, const char* name = "ctcLossDesc") {
+  return deref_object<CtcLossObject, ObjectTag::CtcLoss>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

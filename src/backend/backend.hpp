@@ -22,6 +22,7 @@ class ConvSolver;
 class BnSolver;
 class ActivationSolver;
 class SoftmaxSolver;
+class CtcLossSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
@@ -47,7 +48,8 @@ struct Primitives {
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
   // activation/activation_registry.hpp
   const SolverRegistry<ActivationSolver>* activation = nullptr;
-  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;  // softmax/softmax_registry.hpp
+  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;   // softmax/softmax_registry.hpp
+  const SolverRegistry<CtcLossSolver>* ctc_loss = nullptr;  // ctc/ctc_registry.hpp
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
 };
@@ -67,6 +69,7 @@ class Backend {
     return *primitives().activation;
   }
   const SolverRegistry<SoftmaxSolver>& softmax_solvers() const { return *primitives().softmax; }
+  const SolverRegistry<CtcLossSolver>& ctc_loss_solvers() const { return *primitives().ctc_loss; }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }

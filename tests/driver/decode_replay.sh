@@ -19,6 +19,8 @@ MIOPEN_ENABLE_LOGGING=1 MIOPEN_ENABLE_LOGGING_MPMT=1 "$drv" softmax -n 2 -c 3 -H
 wait
 MIOPEN_ENABLE_LOGGING_CMD=1 "$drv" rnn -n 4,3 -W 6 -H 8 -l 1 -m lstm -k 2 -F 1 -V 0 2>> "$log" \
   > /dev/null
+MIOPEN_ENABLE_LOGGING_CMD=1 "$drv" ctc -n 3 -c 6 -b 2 -m 0 -l 3,2,4 -k 10,8,12 -V 0 2>> "$log" \
+  > /dev/null
 printf 'some unrelated line\n}\n= =\n' >> "$log"
 
 "$drv" decode "$log" > "$tmp/decoded"
@@ -31,6 +33,7 @@ for f in 1 2 4; do expect "$conv -F $f"; done
 expect "bnorm -n 2 -c 3 -H 5 -W 5 -m 1 --forw 1 -b 0 -s 1 -r 1 --layout NCHW"
 expect "rnn -n 4,3 -W 6 -H 8 -l 1 -b 0 -m lstm"
 for f in 1 2; do expect "activ -n 2 -c 3 -H 5 -W 6 -m 9 --forw $f -A 0.5 -B 1 -G 1"; done
+expect "ctc -a 0 -b 2 -c 6 -m 0 -n 3 -l 3,2,4 -k 10,8,12"
 for f in 1 2; do expect "softmax -n 2 -c 3 -H 5 -W 6 -F $f -a 2 -m 0 -A 1.000000 -B 0.000000"; done
 # -i 2: the forward runs Find once and the forward call twice (plus a warm-up).
 grep -qE "^ +[3-9] +$conv -F 1" "$tmp/decoded" || { echo "forward count wrong"; exit 1; }
@@ -39,5 +42,5 @@ grep -qE "^ +[3-9] +$conv -F 1" "$tmp/decoded" || { echo "forward count wrong"; 
 cat "$tmp/table"
 rows=$(grep '^| [a-z]' "$tmp/table" | grep -vc '^| command' || true)
 ok=$(grep -c '| yes |$' "$tmp/table" || true)
-[ "$rows" -ge 9 ] && [ "$rows" -eq "$ok" ] || { echo "replay: $ok of $rows verified"; exit 1; }
+[ "$rows" -ge 10 ] && [ "$rows" -eq "$ok" ] || { echo "replay: $ok of $rows verified"; exit 1; }
 echo "decode_replay: $rows commands decoded, replayed and verified"

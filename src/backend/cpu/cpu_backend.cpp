@@ -14,6 +14,7 @@
 #include "bn/bn_registry.hpp"
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
+#include "ctc/ctc_registry.hpp"
 #include "softmax/softmax_registry.hpp"
 #include "solver/conv_solver.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
@@ -38,6 +39,7 @@ class CpuBackend final : public Backend {
         bn_solvers_(make_bn_registry<BackendKind::Cpu>()),
         activation_solvers_(make_activation_registry<BackendKind::Cpu>()),
         softmax_solvers_(make_softmax_registry<BackendKind::Cpu>()),
+        ctc_loss_solvers_(make_ctc_loss_registry<BackendKind::Cpu>()),
         conv_kernels_(cpu::make_conv_kernels(config.num_threads)),
         threads_(config.num_threads),
         isa_(config.cpu_isa),
@@ -48,6 +50,7 @@ class CpuBackend final : public Backend {
     primitives_.bn = &bn_solvers_;
     primitives_.activation = &activation_solvers_;
     primitives_.softmax = &softmax_solvers_;
+    primitives_.ctc_loss = &ctc_loss_solvers_;
     primitives_.conv_kernels = conv_kernels_.get();
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
@@ -84,6 +87,7 @@ class CpuBackend final : public Backend {
   BnSolverRegistry bn_solvers_;
   ActivationSolverRegistry activation_solvers_;
   SoftmaxSolverRegistry softmax_solvers_;
+  CtcLossSolverRegistry ctc_loss_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   void* stream_ = nullptr;
