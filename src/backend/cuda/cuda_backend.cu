@@ -11,6 +11,7 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 #include "bn/bn_registry.hpp"
+#include "ctc/ctc_registry.hpp"
 #include "softmax/softmax_registry.hpp"
 #include "tensor_ops/tensor_op_registry.hpp"
 
@@ -59,6 +60,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
       bn_solvers_(make_bn_registry<BackendKind::Cuda>()),
       activation_solvers_(make_activation_registry<BackendKind::Cuda>()),
       softmax_solvers_(make_softmax_registry<BackendKind::Cuda>()),
+      ctc_loss_solvers_(make_ctc_loss_registry<BackendKind::Cuda>()),
       tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cuda>()),
       conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
@@ -66,6 +68,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   primitives_.bn = &bn_solvers_;
   primitives_.activation = &activation_solvers_;
   primitives_.softmax = &softmax_solvers_;
+  primitives_.ctc_loss = &ctc_loss_solvers_;
   primitives_.conv_kernels = conv_kernels_.get();
   primitives_.rnn = &rnn_kernels_;
   primitives_.dropout = &dropout_kernels_;

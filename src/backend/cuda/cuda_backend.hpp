@@ -16,6 +16,7 @@
 #include "solver/activation_solver.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver/ctc_solver.hpp"
 #include "solver/softmax_solver.hpp"
 #include "solver/tensor_op_solver.hpp"
 
@@ -53,6 +54,7 @@ class CudaBackend final : public Backend {
   BnSolverRegistry bn_solvers_;
   ActivationSolverRegistry activation_solvers_;
   SoftmaxSolverRegistry softmax_solvers_;
+  CtcLossSolverRegistry ctc_loss_solvers_;
   TensorOpSolverRegistry tensor_op_solvers_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
