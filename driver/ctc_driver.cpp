@@ -34,6 +34,14 @@ struct Owned {
   }
 };
 
+// MIOpen's dumpBufferToFile: the raw bytes.
+void dump(const char* name, const void* data, size_t bytes) {
+  if (FILE* f = std::fopen(name, "wb")) {
+    std::fwrite(data, 1, bytes, f);
+    std::fclose(f);
+  }
+}
+
 std::vector<double> floats_of(const HostTensor& t, size_t n) {
   std::vector<double> v(n);
   for (size_t i = 0; i < n; ++i)
@@ -133,6 +141,13 @@ int run_ctc_driver(int argc, const char* const* argv) {
     for (int c = 0; c < C; ++c)
       probs.set(r * C + c, spec.apply_softmax ? row[c] / sum : row[c]);
   }
+  const bool dumps = flags.get_int("dump_output") != 0;
+  if (dumps) {
+    dump("dump_probs.bin", probs.data(), probs.bytes.size());
+    dump("dump_labels.bin", labels.data(), labels.size() * sizeof(int));
+    dump("dump_labelLengths.bin", spec.label_lengths.data(), N * sizeof(int));
+    dump("dump_inputLengths.bin", spec.input_lengths.data(), N * sizeof(int));
+  }
   DeviceBuffer probs_dev, grads_dev, losses_dev, work_dev;
   for (auto [dev, host] : {std::pair{&probs_dev, &probs}, std::pair{&grads_dev, &grads},
                            std::pair{&losses_dev, &losses}}) {
@@ -175,6 +190,12 @@ int run_ctc_driver(int argc, const char* const* argv) {
       ref::ctc_loss({spec.blank, spec.apply_softmax},
                     {static_cast<size_t>(T), static_cast<size_t>(N), static_cast<size_t>(C)},
                     floats_of(probs, elems), labels, spec.label_lengths, spec.input_lengths);
+  if (dumps) {
+    const std::vector<float> l(want.losses.begin(), want.losses.end()),
+        g(want.gradients.begin(), want.gradients.end());
+    dump("dump_losses_cpu.bin", l.data(), l.size() * sizeof(float));
+    dump("dump_gradients_cpu.bin", g.data(), g.size() * sizeof(float));
+  }
   // relative_rms (verify.hpp) rather than MIOpen's rms_range, which divides by the signed
   // maximum: without the softmax every gradient is <= 0, the maximum is 0 and any difference
   // would fail. relative_rms <= rms_range, so MIOpen's tolerances keep their meaning.
