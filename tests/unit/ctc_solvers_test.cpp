@@ -75,8 +75,9 @@ TEST(CtcReference, GradientsMatchFiniteDifferences) {
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   const std::array<size_t, 3> lens = {7, 3, 5};
   const std::vector<int> label_lengths = {2, 3, 0}, input_lengths = {7, 5, 4};
-  // Batch 1 has a repeat (3 3) and blank 2 is not class 0.
-  const std::vector<int> labels = {1, 4, 3, 3, 0};
+  // Batch 1 has a repeat (3 3), blank 2 is not class 0, and batch 0's second label is the
+  // blank itself (alpha and beta must still agree).
+  const std::vector<int> labels = {1, 2, 3, 3, 0};
   for (const bool softmax : {true, false}) {
     SCOPED_TRACE(softmax ? "softmax applied" : "log-probabilities");
     const ref::CtcDesc d{2, softmax};
