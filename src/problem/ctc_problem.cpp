@@ -41,10 +41,14 @@ CtcLossProblem::CtcLossProblem(const TensorDescriptor& probs, const TensorDescri
   ANYDNN_CHECK_BADPARM(probs.lens() == gradients.lens(),
                        "The probability tensor's dimensions do not match the gradient tensor's "
                        "dimensions");
-  ANYDNN_CHECK(
-      probs.type() == miopenFloat && gradients.type() == miopenFloat, miopenStatusNotImplemented,
-      "CTC loss supports float data, not " << data_type_name(probs.type()) << " probs and "
-                                           << data_type_name(gradients.type()) << " gradients");
+  // MIOpen: bfloat16 NotImplemented, half runs its fp16 kernel (NotImplemented here), any other
+  // type BadParm.
+  for (const TensorDescriptor* d : {&probs, &gradients}) {
+    const miopenDataType_t t = d->type();
+    ANYDNN_CHECK(t != miopenHalf && t != miopenBFloat16, miopenStatusNotImplemented,
+                 "CTC loss supports float data, not " << data_type_name(t));
+    ANYDNN_CHECK_BADPARM(t == miopenFloat, "CTC loss takes float data, not " << data_type_name(t));
+  }
   ANYDNN_CHECK_BADPARM(elements_disjoint(gradients),
                        "gradientsDesc has strides under which elements overlap");
   for (int i = 0; i < 3; ++i) {

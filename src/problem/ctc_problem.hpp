@@ -37,8 +37,9 @@ class CtcLossProblem {
   // (probs and gradients lengths differ, an input length over the time steps, a label id not
   // below the class count, a label sequence (with its repeats) longer than its input) and where
   // MIOpen would read out of bounds (null arrays, tensors not 3-D, non-positive input lengths,
-  // negative label lengths or ids); NotImplemented for data other than float (MIOpen: half runs
-  // an fp16 kernel, bfloat16 is NotImplemented, other types BadParm; see docs/api-status.md).
+  // negative label lengths or ids); NotImplemented for half and bfloat16 data and BadParm for
+  // other types than float (MIOpen: half runs an fp16 kernel, bfloat16 is NotImplemented, other
+  // types BadParm; see docs/api-status.md).
   CtcLossProblem(const TensorDescriptor& probs, const TensorDescriptor& gradients,
                  const int* labels, const int* label_lengths, const int* input_lengths,
                  miopenCTCLossAlgo_t algo, const CtcLossDesc& desc);

@@ -144,6 +144,9 @@ TEST(CtcLossProblem, ValidatesAndPrintsMiopensLogLineAndWorkspaceSize) {
   EXPECT_EQ(ctc_status(probs, probs, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusSuccess);
   EXPECT_EQ(ctc_status(probs, small, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusBadParm);
   EXPECT_EQ(ctc_status(half, half, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusNotImplemented);
+  EXPECT_EQ(ctc_status(probs, half, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusNotImplemented);
+  const TensorDescriptor int32s(miopenInt32, {20, 4, 10});
+  EXPECT_EQ(ctc_status(int32s, int32s, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusBadParm);
   EXPECT_EQ(ctc_status(four, four, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusBadParm);
   EXPECT_EQ(ctc_status(probs, overlap, ok, {2, 1, 1, 1}, {5, 5, 5, 5}), miopenStatusBadParm);
   // An input length over the time steps; zero; a label id = classes; negative; a negative
