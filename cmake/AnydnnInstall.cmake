@@ -16,6 +16,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_pooling.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_softmax.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_lrn.h
+  ${PROJECT_SOURCE_DIR}/include/miopen/miopen_ctc.h
   ${PROJECT_SOURCE_DIR}/include/miopen/export.h
   ${PROJECT_SOURCE_DIR}/include/miopen/anydnn.h
   ${CMAKE_BINARY_DIR}/include/miopen/version.h

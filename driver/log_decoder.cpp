@@ -9,6 +9,7 @@
 #include "activ_spec.hpp"
 #include "bn_spec.hpp"
 #include "conv_spec.hpp"
+#include "ctc_spec.hpp"
 #include "lrn_spec.hpp"
 #include "pool_spec.hpp"
 #include "reduce_spec.hpp"
@@ -82,17 +83,19 @@ std::string family_of(const std::string& base) {
   if (base == "lrn" || base == "lrnfp16") return "lrn";
   if (base.rfind("reduce", 0) == 0) return "reduce";
   if (base.rfind("pool", 0) == 0) return "pool";
+  if (base == "ctc") return "ctc";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
-  static const char* bases[] = {
-      "conv",          "convfp16",       "convbfp16",    "convint8",    "bnorm",    "bnormfp16",
-      "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",   "rnn",         "rnnfp16",  "rnn_seq",
-      "rnn_seqfp16",   "activ",          "activfp16",    "activbfp16",  "tensorop", "tensoropfp16",
-      "softmax",       "softmaxfp16",    "softmaxbfp16", "lrn",         "lrnfp16",  "reduce",
-      "reducefp",      "reducefp16",     "reducefp64",   "reducebfp16", "pool",     "poolfp16",
-      "poolbfp16"};
+  static const char* bases[] = {"conv",         "convfp16",     "convbfp16",     "convint8",
+                                "bnorm",        "bnormfp16",    "bnormfp16fp32", "bnormbfp16fp32",
+                                "bnormbfp16",   "rnn",          "rnnfp16",       "rnn_seq",
+                                "rnn_seqfp16",  "activ",        "activfp16",     "activbfp16",
+                                "tensorop",     "tensoropfp16", "softmax",       "softmaxfp16",
+                                "softmaxbfp16", "lrn",          "lrnfp16",       "reduce",
+                                "reducefp",     "reducefp16",   "reducefp64",    "reducebfp16",
+                                "pool",         "poolfp16",     "poolbfp16",     "ctc"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -389,6 +392,11 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_pool_line(join(args), spec)) return fail(*err);
       return to_pool_driver_args(spec);
     }
+    if (family_of(base) == "ctc") {
+      CtcSpec spec;
+      if (auto err = parse_ctc_line(join(args), spec)) return fail(*err);
+      return to_ctc_driver_args(spec);
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -633,6 +641,14 @@ void LogDecoder::close_block(const Block& b) {
       return;
     }
     add(*line, true, b.line);
+    return;
+  }
+  // CTC loss: the block logs the label and input lengths as host pointers, and the descriptor
+  // (as MIOpen's operator<<) only by its data type, so no command follows from it; the
+  // "Command [miopenCTCLoss]" line (MIOPEN_ENABLE_LOGGING_CMD) holds the whole problem.
+  if (fn == "miopenCTCLoss") {
+    warn(b.line, fn + ": the block lacks the label and input lengths (decode the logged "
+                      "MIOpenDriver ctc command instead)");
     return;
   }
   if (fn == "miopenActivationForward" || fn == "miopenActivationBackward") {

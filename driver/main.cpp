@@ -5,7 +5,7 @@
 //                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16,
 //                                   lrn, lrnfp16, pool, poolfp16, poolbfp16,
 //                                   reduce, reducefp16, reducefp64 (anydnn: reducefp,
-//                                   reducebfp16)
+//                                   reducebfp16), ctc
 #include <iostream>
 #include <string>
 
@@ -14,6 +14,7 @@
 #include "bn_driver.hpp"
 #include "bn_spec.hpp"
 #include "conv_driver.hpp"
+#include "ctc_driver.hpp"
 #include "decode_main.hpp"
 #include "lrn_driver.hpp"
 #include "lrn_spec.hpp"
@@ -35,7 +36,7 @@ void print_bases() {
                "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
                "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16, lrn,\n"
                "                 lrnfp16, reduce, reducefp16, reducefp64, reducefp, reducebfp16,\n"
-               "                 pool, poolfp16, poolbfp16\n"
+               "                 pool, poolfp16, poolbfp16, ctc\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -112,6 +113,14 @@ int main(int argc, char** argv) {
   if (miopenDataType_t pool_type; anydnn::driver::pool_base_type(base, pool_type)) {
     try {
       return anydnn::driver::run_pool_driver(base, argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
+      return anydnn::driver::kExitUsage;
+    }
+  }
+  if (base == "ctc") {
+    try {
+      return anydnn::driver::run_ctc_driver(argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
       return anydnn::driver::kExitUsage;

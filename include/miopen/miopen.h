@@ -527,6 +527,7 @@ MIOPEN_EXPORT miopenStatus_t miopenReduceTensor(
     const miopenTensorDescriptor_t cDesc, void* C);
 
 #include <miopen/miopen_batchnorm.h>
+#include <miopen/miopen_ctc.h>
 #include <miopen/miopen_lrn.h>
 #include <miopen/miopen_pooling.h>
 #include <miopen/miopen_rnn.h>

@@ -168,6 +168,16 @@ void log_value(std::ostream& os, miopenLRNDescriptor_t d) {
   os << ", ";
 }
 
+// MIOpen's operator<< for a CTC loss descriptor prints only the data type: "1, ".
+void log_value(std::ostream& os, miopenCTCLossDescriptor_t c) {
+  const auto* o = peek<CtcLossObject, ObjectTag::CtcLoss>(c);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(c));
+    return;
+  }
+  os << static_cast<int>(o->desc.data_type) << ", ";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

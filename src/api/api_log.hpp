@@ -49,6 +49,7 @@ void log_value(std::ostream& os, miopenReduceTensorDescriptor_t r);
 void log_value(std::ostream& os, miopenPoolingDescriptor_t p);
 void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s);
 void log_value(std::ostream& os, miopenLRNDescriptor_t d);
+void log_value(std::ostream& os, miopenCTCLossDescriptor_t c);
 void log_value(std::ostream& os, const void* p);
 void log_value(std::ostream& os, const char* s);
 

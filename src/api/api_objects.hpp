@@ -16,6 +16,7 @@
 #include "handle/handle.hpp"
 #include "pooling/pooling_desc.hpp"
 #include "problem/activation_problem.hpp"
+#include "problem/ctc_problem.hpp"
 #include "problem/lrn_problem.hpp"
 #include "problem/reduce_problem.hpp"
 
@@ -34,6 +35,7 @@ enum class ObjectTag : uint32_t {
   Softmax = 0x414e5831u,
   Lrn = 0x414e4c31u,
   ReduceTensor = 0x414e5531u,  // "ANU1"
+  CtcLoss = 0x414e4531u,       // "ANE1" (0x414e4c31 is Lrn's)
 };
 
 struct HandleObject : miopenHandle {
@@ -126,6 +128,13 @@ struct ReduceTensorObject : miopenReduceTensorDescriptor {
   ReduceTensorDesc desc;
 };
 
+// miopenSetCTCLossDescriptor's arguments (a new descriptor holds MIOpen's defaults).
+struct CtcLossObject : miopenCTCLossDescriptor {
+  ~CtcLossObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::CtcLoss;
+  CtcLossDesc desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -173,6 +182,10 @@ inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softm
 
 inline LrnDesc& deref(miopenLRNDescriptor_t d, const char* name = "lrnDesc") {
   return deref_object<LrnObject, ObjectTag::Lrn>(d, name).desc;
+}
+
+inline CtcLossDesc& deref(miopenCTCLossDescriptor_t d, const char* name = "ctcLossDesc") {
+  return deref_object<CtcLossObject, ObjectTag::CtcLoss>(d, name).desc;
 }
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {

@@ -23,6 +23,7 @@ class BnSolver;
 class ActivationSolver;
 class SoftmaxSolver;
 class LrnSolver;
+class CtcLossSolver;
 class ConvKernels;
 class RnnKernels;
 class DropoutKernels;
@@ -50,8 +51,10 @@ struct Primitives {
   DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
   // activation/activation_registry.hpp
   const SolverRegistry<ActivationSolver>* activation = nullptr;
-  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;  // softmax/softmax_registry.hpp
-  const SolverRegistry<LrnSolver>* lrn = nullptr;          // lrn/lrn_registry.hpp
+  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;   // softmax/softmax_registry.hpp
+  const SolverRegistry<LrnSolver>* lrn = nullptr;           // lrn/lrn_registry.hpp
+  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;   // softmax/softmax_registry.hpp
+  const SolverRegistry<CtcLossSolver>* ctc_loss = nullptr;  // ctc/ctc_registry.hpp
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
   // reduction/reduce_registry.hpp: miopenReduceTensor
@@ -77,6 +80,7 @@ class Backend {
   const SolverRegistry<PoolingSolver>& pooling_solvers() const { return *primitives().pooling; }
   const SolverRegistry<SoftmaxSolver>& softmax_solvers() const { return *primitives().softmax; }
   const SolverRegistry<LrnSolver>& lrn_solvers() const { return *primitives().lrn; }
+  const SolverRegistry<CtcLossSolver>& ctc_loss_solvers() const { return *primitives().ctc_loss; }
   const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
   RnnKernels& rnn_kernels() const { return *primitives().rnn; }
   DropoutKernels& dropout_kernels() const { return *primitives().dropout; }

@@ -26,6 +26,8 @@ MIOPEN_ENABLE_LOGGING=1 MIOPEN_ENABLE_LOGGING_MPMT=1 "$drv" pool -W 2x3x7x9,NHWC
 wait
 MIOPEN_ENABLE_LOGGING_CMD=1 "$drv" rnn -n 4,3 -W 6 -H 8 -l 1 -m lstm -k 2 -F 1 -V 0 2>> "$log" \
   > /dev/null
+MIOPEN_ENABLE_LOGGING_CMD=1 "$drv" ctc -n 3 -c 6 -b 2 -m 0 -l 3,2,4 -k 10,8,12 -V 0 2>> "$log" \
+  > /dev/null
 printf 'some unrelated line\n}\n= =\n' >> "$log"
 
 "$drv" decode "$log" > "$tmp/decoded"
@@ -38,6 +40,7 @@ for f in 1 2 4; do expect "$conv -F $f"; done
 expect "bnorm -n 2 -c 3 -H 5 -W 5 -m 1 --forw 1 -b 0 -s 1 -r 1 --layout NCHW"
 expect "rnn -n 4,3 -W 6 -H 8 -l 1 -b 0 -m lstm"
 for f in 1 2; do expect "activ -n 2 -c 3 -H 5 -W 6 -m 9 --forw $f -A 0.5 -B 1 -G 1"; done
+expect "ctc -a 0 -b 2 -c 6 -m 0 -n 3 -l 3,2,4 -k 10,8,12"
 for f in 1 2; do expect "softmax -n 2 -c 3 -H 5 -W 6 -F $f -a 2 -m 0 -A 1.000000 -B 0.000000"; done
 for f in 1 2; do expect "lrn -A 0.5 -B 0.75 -F $f -H 5 -K 1 -N 5 -W 6 -c 3 -m 1 -n 2"; done
 expect "reduce -A 1 -B 0 -C 1 -D 3,4,5 -I 1 -N 1 -O 3 -R 0,2"

@@ -85,6 +85,34 @@ static int lrn_works(miopenHandle_t h) {
   return bad;
 }
 
+/* CTC loss of one time step, three classes of equal activation, label 2 (blank 0, softmax
+   applied): loss log 3, gradients 1/3, 1/3, -2/3. 0 when so. */
+static int ctc_works(miopenHandle_t h) {
+  const float x[3] = {0.0f, 0.0f, 0.0f};
+  const int dims[3] = {1, 1, 3}, labels[1] = {2}, label_len[1] = {1}, input_len[1] = {1};
+  float loss = 0.0f, grad[3], work[64];
+  size_t ws = 0;
+  miopenTensorDescriptor_t t;
+  miopenCTCLossDescriptor_t c;
+  int bad = 0;
+  if (miopenCreateTensorDescriptor(&t) != miopenStatusSuccess) return 1;
+  if (miopenCreateCTCLossDescriptor(&c) != miopenStatusSuccess) return 1;
+  bad |= miopenSetTensorDescriptor(t, miopenFloat, 3, dims, NULL) != miopenStatusSuccess;
+  bad |= miopenSetCTCLossDescriptor(c, miopenFloat, 0, true) != miopenStatusSuccess;
+  bad |= miopenGetCTCLossWorkspaceSize(h, t, t, labels, label_len, input_len,
+                                       MIOPEN_CTC_LOSS_ALGO_DETERMINISTIC, c,
+                                       &ws) != miopenStatusSuccess;
+  bad |= ws > sizeof(work);
+  if (!bad)
+    bad |= miopenCTCLoss(h, t, x, labels, label_len, input_len, &loss, t, grad,
+                         MIOPEN_CTC_LOSS_ALGO_DETERMINISTIC, c, work, ws) != miopenStatusSuccess;
+  bad |= bad || fabs(loss - log(3.0)) > 1e-5 || fabs(grad[0] - 1.0 / 3) > 1e-5 ||
+         fabs(grad[2] + 2.0 / 3) > 1e-5;
+  miopenDestroyCTCLossDescriptor(c);
+  miopenDestroyTensorDescriptor(t);
+  return bad;
+}
+
 /* MAX over the columns of a 2x3 tensor with flattened indices, buffers sized as the library
    asks; 0 when the maxima and their column indices are right. */
 static int reduction_works(miopenHandle_t h) {
@@ -183,8 +211,13 @@ int main(void) {
     printf("pooling through miopen/miopen.h failed\n");
     return 1;
   }
+  if (ctc_works(h)) {
+    printf("CTC loss through miopen/miopen.h failed\n");
+    return 1;
+  }
   if (miopenDestroy(h) != miopenStatusSuccess) return 1;
-  printf("found MIOpen %zu.%zu.%zu (activation, softmax, LRN, reduction and pooling work)\n", major,
-         minor, patch);
+  printf(
+      "found MIOpen %zu.%zu.%zu (activation, softmax, LRN, reduction, pooling and CTC loss work)\n",
+      major, minor, patch);
   return major == MIOPEN_VERSION_MAJOR ? 0 : 1;
 }

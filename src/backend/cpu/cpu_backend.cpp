@@ -14,6 +14,7 @@
 #include "bn/bn_registry.hpp"
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
+#include "ctc/ctc_registry.hpp"
 #include "lrn/lrn_registry.hpp"
 #include "pooling/pooling_registry.hpp"
 #include "reduction/reduce_registry.hpp"
@@ -42,84 +43,76 @@ class CpuBackend final : public Backend {
         activation_solvers_(make_activation_registry<BackendKind::Cpu>()),
         softmax_solvers_(make_softmax_registry<BackendKind::Cpu>()),
         lrn_solvers_(make_lrn_registry<BackendKind::Cpu>()),
+        ctc_loss_solvers_(make_ctc_loss_registry<BackendKind::Cpu>()),
         conv_kernels_(cpu::make_conv_kernels(config.num_threads)),
         threads_(config.num_threads),
         isa_(config.cpu_isa),
         rnn_kernels_(config.cpu_isa, config.num_threads),
         dropout_kernels_(config.num_threads),
         tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()),
-        reduce_solvers_(make_reduce_registry<BackendKind::Cpu>()) {
-    pooling_solvers_(make_pooling_registry<BackendKind::Cpu>()) {
-      primitives_.conv = &conv_solvers_;
-      primitives_.bn = &bn_solvers_;
-      primitives_.activation = &activation_solvers_;
-      primitives_.softmax = &softmax_solvers_;
-      primitives_.lrn = &lrn_solvers_;
-      primitives_.conv_kernels = conv_kernels_.get();
-      primitives_.rnn = &rnn_kernels_;
-      primitives_.dropout = &dropout_kernels_;
-      primitives_.tensor_op = &tensor_op_solvers_;
-      primitives_.reduce = &reduce_solvers_;
-      primitives_.pooling = &pooling_solvers_;
-    }
+        reduce_solvers_(make_reduce_registry<BackendKind::Cpu>()),
+        pooling_solvers_(make_pooling_registry<BackendKind::Cpu>()) {
+    primitives_.conv = &conv_solvers_;
+    primitives_.bn = &bn_solvers_;
+    primitives_.activation = &activation_solvers_;
+    primitives_.softmax = &softmax_solvers_;
+    primitives_.lrn = &lrn_solvers_;
+    primitives_.ctc_loss = &ctc_loss_solvers_;
+    primitives_.conv_kernels = conv_kernels_.get();
+    primitives_.rnn = &rnn_kernels_;
+    primitives_.dropout = &dropout_kernels_;
+    primitives_.tensor_op = &tensor_op_solvers_;
+    primitives_.reduce = &reduce_solvers_;
+    primitives_.pooling = &pooling_solvers_;
+  }
 
-    BackendKind kind() const override {
-      return BackendKind::Cpu;
-    }
-    std::string device_id() const override {
-      return device_id_;
-    }
-    const Primitives& primitives() const override {
-      return primitives_;
-    }
-    void* stream() const override {
-      return stream_;
-    }
-    void set_stream(void* stream) override {
-      stream_ = stream;
-    }
-    float run_timed(const std::function<void()>& work) override {
-      const auto start = std::chrono::steady_clock::now();
-      work();
-      const auto stop = std::chrono::steady_clock::now();
-      return std::chrono::duration<float, std::milli>(stop - start).count();
-    }
-    void synchronize() override {}
-    DeviceBuffer allocate(size_t bytes) override {
-      constexpr std::align_val_t kAlign{64};
-      return DeviceBuffer(::operator new(bytes == 0 ? 1 : bytes, kAlign),
-                          [](void* p) { ::operator delete(p, kAlign); });
-    }
-    void copy(void* dst, const void* src, size_t bytes, CopyKind) override {
-      if (bytes != 0) std::memcpy(dst, src, bytes);
-    }
-    void fill_zero(void* dst, size_t bytes) override {
-      if (bytes != 0) std::memset(dst, 0, bytes);
-    }
+  BackendKind kind() const override { return BackendKind::Cpu; }
+  std::string device_id() const override { return device_id_; }
+  const Primitives& primitives() const override { return primitives_; }
+  void* stream() const override { return stream_; }
+  void set_stream(void* stream) override { stream_ = stream; }
+  float run_timed(const std::function<void()>& work) override {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    const auto stop = std::chrono::steady_clock::now();
+    return std::chrono::duration<float, std::milli>(stop - start).count();
+  }
+  void synchronize() override {}
+  DeviceBuffer allocate(size_t bytes) override {
+    constexpr std::align_val_t kAlign{64};
+    return DeviceBuffer(::operator new(bytes == 0 ? 1 : bytes, kAlign),
+                        [](void* p) { ::operator delete(p, kAlign); });
+  }
+  void copy(void* dst, const void* src, size_t bytes, CopyKind) override {
+    if (bytes != 0) std::memcpy(dst, src, bytes);
+  }
+  void fill_zero(void* dst, size_t bytes) override {
+    if (bytes != 0) std::memset(dst, 0, bytes);
+  }
 
-   private:
-    std::string device_id_;
-    ConvSolverRegistry conv_solvers_;
-    BnSolverRegistry bn_solvers_;
-    ActivationSolverRegistry activation_solvers_;
-    SoftmaxSolverRegistry softmax_solvers_;
-    LrnSolverRegistry lrn_solvers_;
-    std::unique_ptr<ConvKernels> conv_kernels_;
-    Primitives primitives_;
-    void* stream_ = nullptr;
-    int threads_ = 1;
-    CpuIsa isa_ = CpuIsa::Generic;
-    cpu::CpuRnnKernels rnn_kernels_;
-    cpu::CpuDropoutKernels dropout_kernels_;
-    TensorOpSolverRegistry tensor_op_solvers_;
-    ReduceSolverRegistry reduce_solvers_;
-    PoolingSolverRegistry pooling_solvers_;
-  };
+ private:
+  std::string device_id_;
+  ConvSolverRegistry conv_solvers_;
+  BnSolverRegistry bn_solvers_;
+  ActivationSolverRegistry activation_solvers_;
+  SoftmaxSolverRegistry softmax_solvers_;
+  LrnSolverRegistry lrn_solvers_;
+  CtcLossSolverRegistry ctc_loss_solvers_;
+  std::unique_ptr<ConvKernels> conv_kernels_;
+  Primitives primitives_;
+  void* stream_ = nullptr;
+  int threads_ = 1;
+  CpuIsa isa_ = CpuIsa::Generic;
+  cpu::CpuRnnKernels rnn_kernels_;
+  cpu::CpuDropoutKernels dropout_kernels_;
+  TensorOpSolverRegistry tensor_op_solvers_;
+  ReduceSolverRegistry reduce_solvers_;
+  PoolingSolverRegistry pooling_solvers_;
+};
 
 }  // namespace
 
-std::unique_ptr<Backend>
-make_cpu_backend(const Config& config) {
+std::unique_ptr<Backend> make_cpu_backend(const Config& config) {
   return std::make_unique<CpuBackend>(config);
 }
 

@@ -11,6 +11,7 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
 #include "bn/bn_registry.hpp"
+#include "ctc/ctc_registry.hpp"
 #include "lrn/lrn_registry.hpp"
 #include "pooling/pooling_registry.hpp"
 #include "reduction/reduce_registry.hpp"
@@ -63,6 +64,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
       activation_solvers_(make_activation_registry<BackendKind::Cuda>()),
       softmax_solvers_(make_softmax_registry<BackendKind::Cuda>()),
       lrn_solvers_(make_lrn_registry<BackendKind::Cuda>()),
+      ctc_loss_solvers_(make_ctc_loss_registry<BackendKind::Cuda>()),
       tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cuda>()),
       reduce_solvers_(make_reduce_registry<BackendKind::Cuda>()),
       pooling_solvers_(make_pooling_registry<BackendKind::Cuda>()),
@@ -73,6 +75,7 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   primitives_.activation = &activation_solvers_;
   primitives_.softmax = &softmax_solvers_;
   primitives_.lrn = &lrn_solvers_;
+  primitives_.ctc_loss = &ctc_loss_solvers_;
   primitives_.conv_kernels = conv_kernels_.get();
   primitives_.rnn = &rnn_kernels_;
   primitives_.dropout = &dropout_kernels_;

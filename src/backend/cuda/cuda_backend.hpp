@@ -16,6 +16,7 @@
 #include "solver/activation_solver.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver/ctc_solver.hpp"
 #include "solver/lrn_solver.hpp"
 #include "solver/pooling_solver.hpp"
 #include "solver/reduce_solver.hpp"
@@ -57,6 +58,7 @@ class CudaBackend final : public Backend {
   ActivationSolverRegistry activation_solvers_;
   SoftmaxSolverRegistry softmax_solvers_;
   LrnSolverRegistry lrn_solvers_;
+  CtcLossSolverRegistry ctc_loss_solvers_;
   TensorOpSolverRegistry tensor_op_solvers_;
   ReduceSolverRegistry reduce_solvers_;
   PoolingSolverRegistry pooling_solvers_;
