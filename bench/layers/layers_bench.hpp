@@ -69,5 +69,8 @@ std::string lens_name(const std::vector<int>& lens);
 
 // The families' case lists.
 void add_eltwise_cases(std::vector<Case>& out);
+void add_pooling_cases(std::vector<Case>& out);
+void add_lrn_cases(std::vector<Case>& out);
+void add_reduce_cases(std::vector<Case>& out);
 
 }  // namespace anydnn::bench::layers

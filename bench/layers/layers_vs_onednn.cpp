@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   }
   std::vector<Case> cases;
   add_eltwise_cases(cases);
+  add_pooling_cases(cases);
+  add_lrn_cases(cases);
+  add_reduce_cases(cases);
 
   const auto v = dnnl::version();
   const double copy = copy_gbps(reps, true);

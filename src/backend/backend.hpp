@@ -53,7 +53,6 @@ struct Primitives {
   const SolverRegistry<ActivationSolver>* activation = nullptr;
   const SolverRegistry<SoftmaxSolver>* softmax = nullptr;   // softmax/softmax_registry.hpp
   const SolverRegistry<LrnSolver>* lrn = nullptr;           // lrn/lrn_registry.hpp
-  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;   // softmax/softmax_registry.hpp
   const SolverRegistry<CtcLossSolver>* ctc_loss = nullptr;  // ctc/ctc_registry.hpp
   // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
   const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;

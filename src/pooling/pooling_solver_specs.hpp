@@ -45,4 +45,23 @@ class PoolBwdDirectSpec : public PoolingSolver {
   }
 };
 
+// Backward (CPU), every dx (d, h, w) plane packed: a plane per task, dy scattered into a float
+// plane (to each max's recorded position, or over each average window) and the plane written
+// once with the blend. Per output instead of per input: ~10x fewer index computations than
+// PoolBwdDirect's gather, which stays the fallback for other layouts.
+class PoolBwdPlanesSpec : public PoolingSolver {
+ public:
+  std::string_view name() const final { return "PoolBwdPlanes"; }
+  Applicability applicable(const ExecutionContext&, const PoolingProblem& p) const override {
+    ANYDNN_REJECT_IF(p.forward(), "forward problem");
+    const pool::PoolGeometry& g = p.geometry();
+    // (2-D problems have one depth slice and a depth stride of 0.)
+    ANYDNN_REJECT_IF(
+        g.xs[4] != 1 || g.xs[3] != g.in[2] || (g.in[0] > 1 && g.xs[2] != g.in[1] * g.in[2]),
+        "dx planes are not packed");
+    ANYDNN_REJECT_IF(g.in[0] * g.in[1] * g.in[2] > (1 << 22), "plane above 4M elements");
+    return Applicability::yes();
+  }
+};
+
 }  // namespace anydnn
