@@ -8,6 +8,7 @@
 //                                   reducebfp16), ctc
 #include <iostream>
 #include <string>
+#include <utility>
 
 #include "activ_driver.hpp"
 #include "activ_spec.hpp"
@@ -61,77 +62,59 @@ int main(int argc, char** argv) {
     print_bases();
     return 0;
   }
-  miopenDataType_t bn_data, bn_param;
-  if (anydnn::driver::bn_base_types(base, bn_data, bn_param)) {
+  // The subcommands other than conv: which bases each takes, and its entry point. An exception
+  // out of one is a usage error (MIOpen's driver would abort).
+  namespace drv = anydnn::driver;
+  using Takes = bool (*)(const std::string&);
+  using Run = int (*)(const std::string&, int, const char* const*);
+  static const std::pair<Takes, Run> subcommands[] = {
+      {[](const std::string& b) {
+         miopenDataType_t d, p;
+         return drv::bn_base_types(b, d, p);
+       },
+       drv::run_bn_driver},
+      {[](const std::string& b) {
+         miopenDataType_t t;
+         return drv::activ_base_type(b, t);
+       },
+       drv::run_activ_driver},
+      {[](const std::string& b) {
+         return b == "rnn" || b == "rnnfp16" || b == "rnn_seq" || b == "rnn_seqfp16";
+       },
+       drv::run_rnn_driver},
+      {[](const std::string& b) {
+         miopenDataType_t t;
+         return drv::softmax_base_type(b, t);
+       },
+       drv::run_softmax_driver},
+      {[](const std::string& b) {
+         miopenDataType_t t;
+         return drv::lrn_base_type(b, t);
+       },
+       drv::run_lrn_driver},
+      {[](const std::string& b) {
+         miopenDataType_t t;
+         return drv::reduce_base_type(b, t);
+       },
+       drv::run_reduce_driver},
+      {[](const std::string& b) {
+         miopenDataType_t t;
+         return drv::pool_base_type(b, t);
+       },
+       drv::run_pool_driver},
+      {[](const std::string& b) { return b == "ctc"; },
+       [](const std::string&, int ac, const char* const* av) {
+         return drv::run_ctc_driver(ac, av);
+       }},
+      {[](const std::string& b) { return drv::is_tensorop_base(b); }, drv::run_tensorop_driver},
+  };
+  for (const auto& [takes, run] : subcommands) {
+    if (!takes(base)) continue;
     try {
-      return anydnn::driver::run_bn_driver(base, argc, argv);
+      return run(base, argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (miopenDataType_t activ_type; anydnn::driver::activ_base_type(base, activ_type)) {
-    try {
-      return anydnn::driver::run_activ_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (base == "rnn" || base == "rnnfp16" || base == "rnn_seq" || base == "rnn_seqfp16") {
-    try {
-      return anydnn::driver::run_rnn_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (miopenDataType_t sm_type; anydnn::driver::softmax_base_type(base, sm_type)) {
-    try {
-      return anydnn::driver::run_softmax_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (miopenDataType_t lrn_type; anydnn::driver::lrn_base_type(base, lrn_type)) {
-    try {
-      return anydnn::driver::run_lrn_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (miopenDataType_t red_type; anydnn::driver::reduce_base_type(base, red_type)) {
-    try {
-      return anydnn::driver::run_reduce_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (miopenDataType_t pool_type; anydnn::driver::pool_base_type(base, pool_type)) {
-    try {
-      return anydnn::driver::run_pool_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (base == "ctc") {
-    try {
-      return anydnn::driver::run_ctc_driver(argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
-    }
-  }
-  if (anydnn::driver::is_tensorop_base(base)) {
-    try {
-      return anydnn::driver::run_tensorop_driver(base, argc, argv);
-    } catch (const std::exception& e) {
-      std::cerr << "MIOpenDriver: " << e.what() << std::endl;
-      return anydnn::driver::kExitUsage;
+      return drv::kExitUsage;
     }
   }
   if (!type) {
