@@ -63,7 +63,7 @@ extern "C" miopenStatus_t miopenGetLRNDescriptor(const miopenLRNDescriptor_t lrn
   ANYDNN_LOG_API(cfg, lrnDesc, mode, lrnN, lrnAlpha, lrnBeta, lrnK);
   return guard(cfg, __func__, [&] {
     const auto& d = deref(lrnDesc);
-    deref_out(mode, "mode") = d.params.mode;
+    deref_out(mode, "mode") = static_cast<miopenLRNMode_t>(d.params.mode);
     deref_out(lrnN, "lrnN") = d.params.n;
     deref_out(lrnAlpha, "lrnAlpha") = d.params.alpha;
     deref_out(lrnBeta, "lrnBeta") = d.params.beta;

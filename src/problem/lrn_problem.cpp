@@ -65,7 +65,7 @@ double LrnProblem::backward_ratio() const {
 LrnProblem::LrnProblem(LrnDirection direction, const LrnParams& params, const LrnDescriptors& d,
                        bool save_scale)
     : direction_(direction), params_(params), save_scale_(save_scale) {
-  const int m = static_cast<int>(params.mode);
+  const int m = params.mode;
   ANYDNN_CHECK_BADPARM(m == miopenLRNWithinChannel || m == miopenLRNCrossChannel,
                        "LRN mode " << m << " is not valid");
   ANYDNN_CHECK_BADPARM(params.n >= 1, "lrnN is 0; the LRN window needs at least one element");

@@ -25,7 +25,9 @@ enum class LrnDirection { Forward, Backward };
 
 // miopenSetLRNDescriptor's arguments.
 struct LrnParams {
-  miopenLRNMode_t mode = miopenLRNWithinChannel;
+  // An int: a value outside miopenLRNMode_t's two (a test's, or MIOpen's stored anything) must
+  // not live in the enum type (undefined behaviour, which UBSan reports).
+  int mode = miopenLRNWithinChannel;
   unsigned int n = 0;
   double alpha = 0.0, beta = 0.0, k = 0.0;
 };
@@ -58,7 +60,7 @@ class LrnProblem {
   // Forward writes the scale into the workspace (do_backward); backward always reads it.
   bool uses_workspace() const { return !forward() || save_scale_; }
   const LrnParams& params() const { return params_; }
-  miopenLRNMode_t mode() const { return params_.mode; }
+  miopenLRNMode_t mode() const { return static_cast<miopenLRNMode_t>(params_.mode); }
   bool cross_channel() const { return params_.mode == miopenLRNCrossChannel; }
   int window() const { return static_cast<int>(params_.n); }
   int pre_pad() const { return (window() - 1) / 2; }

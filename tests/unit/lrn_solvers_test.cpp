@@ -142,7 +142,7 @@ TEST(LrnProblem, ValidatesDescriptorsAndPrintsMiopensLogCmd) {
   bad.k = 0.0;
   EXPECT_EQ(problem_status(bad, &x, &y), miopenStatusBadParm);
   bad = prm;
-  bad.mode = static_cast<miopenLRNMode_t>(2);
+  bad.mode = 2;
   EXPECT_EQ(problem_status(bad, &x, &y), miopenStatusBadParm);
 }
 
