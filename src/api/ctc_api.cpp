@@ -24,13 +24,15 @@ void require(const void* p, const char* name) {
 CtcLossProblem make_problem(miopenTensorDescriptor_t probsDesc,
                             miopenTensorDescriptor_t gradientsDesc, const int* labels,
                             const int* labelLengths, const int* inputLengths,
-                            miopenCTCLossAlgo_t algo, miopenCTCLossDescriptor_t ctcLossDesc) {
+                            const miopenCTCLossAlgo_t& algo,
+                            miopenCTCLossDescriptor_t ctcLossDesc) {
   const CtcLossDesc& d = deref(ctcLossDesc);
   const TensorDescriptor& probs = deref_set(probsDesc, "probsDesc");
   const TensorDescriptor& grads = deref_set(gradientsDesc, "gradientsDesc");
   const long long a = raw_enum(algo);
   ANYDNN_CHECK_BADPARM(a == MIOPEN_CTC_LOSS_ALGO_DETERMINISTIC, "invalid CTC loss algorithm " << a);
-  return CtcLossProblem(probs, grads, labels, labelLengths, inputLengths, algo, d);
+  return CtcLossProblem(probs, grads, labels, labelLengths, inputLengths,
+                        MIOPEN_CTC_LOSS_ALGO_DETERMINISTIC, d);
 }
 
 }  // namespace

@@ -21,11 +21,12 @@ void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
 }
 
-miopenLRNMode_t checked_mode(miopenLRNMode_t m) {
+// By reference: a C caller's value outside the enum must not be loaded as the enum type.
+int checked_mode(const miopenLRNMode_t& m) {
   const long long v = raw_enum(m);
   ANYDNN_CHECK_BADPARM(v == miopenLRNWithinChannel || v == miopenLRNCrossChannel,
                        "invalid LRN mode " << v);
-  return m;
+  return static_cast<int>(v);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
 }
 
-miopenPoolingMode_t checked_mode(miopenPoolingMode_t mode) {
+// By reference: a C caller's value outside the enum must not be loaded as the enum type.
+miopenPoolingMode_t checked_mode(const miopenPoolingMode_t& mode) {
   const long long m = raw_enum(mode);
   ANYDNN_CHECK_BADPARM(m >= miopenPoolingMax && m <= miopenPoolingAverageInclusive,
                        "invalid pooling mode " << m);
@@ -33,7 +34,7 @@ miopenPoolingMode_t checked_mode(miopenPoolingMode_t mode) {
 // MIOpen's descriptor constructor: index type back to uint8, index mode mask for 2-D windows
 // and image for 3-D ones. Windows and strides must be positive and pads non-negative (MIOpen
 // only asserts this, in debug builds).
-void set_descriptor(PoolingDesc& d, miopenPoolingMode_t mode, int dims, const int* lens,
+void set_descriptor(PoolingDesc& d, const miopenPoolingMode_t& mode, int dims, const int* lens,
                     const int* pads, const int* strides) {
   const miopenPoolingMode_t m = checked_mode(mode);
   ANYDNN_CHECK_BADPARM(dims == 2 || dims == 3,

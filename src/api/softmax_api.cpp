@@ -21,23 +21,25 @@ void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
 }
 
-miopenSoftmaxAlgorithm_t checked_algorithm(miopenSoftmaxAlgorithm_t a) {
+// The enum arguments travel by reference until checked: a C caller's value outside the enum
+// must not be loaded as the enum type (undefined behaviour; UBSan stops on it).
+miopenSoftmaxAlgorithm_t checked_algorithm(const miopenSoftmaxAlgorithm_t& a) {
   const long long v = raw_enum(a);
   ANYDNN_CHECK_BADPARM(v >= MIOPEN_SOFTMAX_FAST && v <= MIOPEN_SOFTMAX_LOG,
                        "invalid softmax algorithm " << v);
-  return a;
+  return static_cast<miopenSoftmaxAlgorithm_t>(v);
 }
 
-miopenSoftmaxMode_t checked_mode(miopenSoftmaxMode_t m) {
+miopenSoftmaxMode_t checked_mode(const miopenSoftmaxMode_t& m) {
   const long long v = raw_enum(m);
   ANYDNN_CHECK_BADPARM(v == MIOPEN_SOFTMAX_MODE_INSTANCE || v == MIOPEN_SOFTMAX_MODE_CHANNEL,
                        "invalid softmax mode " << v);
-  return m;
+  return static_cast<miopenSoftmaxMode_t>(v);
 }
 
 void forward(miopenHandle_t handle, const void* alpha, miopenTensorDescriptor_t xDesc,
              const void* x, const void* beta, miopenTensorDescriptor_t yDesc, void* y,
-             miopenSoftmaxAlgorithm_t algorithm, miopenSoftmaxMode_t mode) {
+             const miopenSoftmaxAlgorithm_t& algorithm, const miopenSoftmaxMode_t& mode) {
   const Config& cfg = config_of(handle);
   Handle& h = deref(handle);
   SoftmaxDescriptors d;
@@ -57,8 +59,8 @@ void forward(miopenHandle_t handle, const void* alpha, miopenTensorDescriptor_t 
 
 void backward(miopenHandle_t handle, const void* alpha, miopenTensorDescriptor_t yDesc,
               const void* y, miopenTensorDescriptor_t dyDesc, const void* dy, const void* beta,
-              miopenTensorDescriptor_t dxDesc, void* dx, miopenSoftmaxAlgorithm_t algorithm,
-              miopenSoftmaxMode_t mode) {
+              miopenTensorDescriptor_t dxDesc, void* dx, const miopenSoftmaxAlgorithm_t& algorithm,
+              const miopenSoftmaxMode_t& mode) {
   const Config& cfg = config_of(handle);
   Handle& h = deref(handle);
   SoftmaxDescriptors d;
