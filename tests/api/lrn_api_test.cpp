@@ -70,9 +70,15 @@ TEST(LrnApi, DescriptorRoundTripsAndRejectsBadValues) {
                  [&] { return miopenGetLRNDescriptor(d, &mode, &n, &a, &b, nullptr); });
   expect_failure(miopenStatusBadParm, "miopenCreateLRNDescriptor", "null pointer",
                  [&] { return miopenCreateLRNDescriptor(nullptr); });
-  ASSERT_EQ(miopenDestroyLRNDescriptor(d), miopenStatusSuccess);
+  // A pointer to another kind of object is told apart from an LRN descriptor (a destroyed one
+  // cannot be tested: reading freed memory is itself the error AddressSanitizer reports).
+  Tensor t(miopenFloat, {1, 3, 2, 2});
   expect_failure(miopenStatusBadParm, "miopenGetLRNDescriptor", "does not point to a live object",
-                 [&] { return miopenGetLRNDescriptor(d, &mode, &n, &a, &b, &k); });
+                 [&] {
+                   return miopenGetLRNDescriptor(reinterpret_cast<miopenLRNDescriptor_t>(t.d),
+                                                 &mode, &n, &a, &b, &k);
+                 });
+  ASSERT_EQ(miopenDestroyLRNDescriptor(d), miopenStatusSuccess);
 }
 
 // MIOpen's size: n * (n stride) * sizeof(float), for every data type.
