@@ -10,6 +10,8 @@
 #   rnn:  the DeepBench RNN training set (fp32) against cuDNN;
 #   eltwise: ReLU forward / backward and the residual add on the BN shapes against cuDNN (only
 #         when named in MODES);
+#   layers: pooling, softmax, LRN and reductions on network-sized shapes against cuDNN's legacy
+#         calls, fp32 and fp16 (only when named in MODES);
 # and writes per-shape tables, CSV files, summary.txt and a PNG plot of the ratios.
 #
 #   scripts/bench-gpu.sh [OUT_DIR] [--quick] [other gpu_vs_cudnn arguments, e.g. --iters 10]
@@ -118,13 +120,13 @@ for mode in $modes; do
         fi
       done
       ;;
-    bn | rnn | eltwise)
+    bn | rnn | eltwise | layers)
       echo "=== $mode"
       rm -f "$out/$mode.csv"
       run "$out/$mode.txt" "$bin" "$mode" --csv "$out/$mode.csv" "$@"
       ;;
     *)
-      echo "bench-gpu: unknown mode $mode (conv, bn, rnn, eltwise)"
+      echo "bench-gpu: unknown mode $mode (conv, bn, rnn, eltwise, layers)"
       status=1
       ;;
   esac
@@ -145,7 +147,7 @@ if [ ${#conv_inputs[@]} -gt 0 ]; then
     --merged-csv "$out/conv-merged.csv" "${conv_inputs[@]}" || status=1
 fi
 csvs=()
-for f in "$out/conv-merged.csv" "$out/bn.csv" "$out/rnn.csv" "$out/eltwise.csv"; do
+for f in "$out/conv-merged.csv" "$out/bn.csv" "$out/rnn.csv" "$out/eltwise.csv" "$out/layers.csv"; do
   [ -s "$f" ] && csvs+=("$f")
 done
 [ ${#csvs[@]} -gt 0 ] || exit 1

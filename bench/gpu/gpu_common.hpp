@@ -159,6 +159,8 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision);
 std::vector<Row> run_bn(const Options& o, const std::string& precision);
 std::vector<Row> run_rnn(const Options& o, const std::string& precision);
 std::vector<Row> run_eltwise(const Options& o, const std::string& precision);
+// gpu_layers.cpp: pooling, softmax, LRN and reduction against cuDNN's legacy calls.
+std::vector<Row> run_layers(const Options& o, const std::string& precision);
 
 // A spatial NCHW shape of the bnorm shape file, with its multiplicity in the network.
 struct SpatialShape {

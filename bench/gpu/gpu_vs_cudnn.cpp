@@ -1,7 +1,8 @@
 // anydnn's CUDA backend vs cuDNN, side by side in one process on the same stream and the same
 // buffers (benchmark, not a test).
 //
-//   gpu_vs_cudnn conv|bn|rnn|eltwise|all [--precision LIST] [--shapes FILE] [--conv-shapes FILE]
+//   gpu_vs_cudnn conv|bn|rnn|eltwise|layers|all [--precision LIST] [--shapes FILE] [--conv-shapes
+//   FILE]
 //                [--bn-shapes FILE] [--rnn-shapes FILE] [--batch N] [--filter TEXT]
 //                [--warmup N] [--iters N] [--budget-ms MS] [--workspace-mb MB]
 //                [--cudnn-api frontend|legacy] [--csv OUT.csv] [--quick] [--no-verify] [--list]
@@ -14,6 +15,7 @@
 //   kept (the legacy FindEx without the frontend headers or with --cudnn-api legacy).
 // bn: spatial BN shapes, forward training + backward, fp32 NCHW and fp16 NHWC (fp32 params).
 // eltwise: the same shapes, ReLU forward / backward and the residual add (activation, OpTensor).
+// layers: pooling, softmax, LRN and reductions on network-sized shapes (gpu_layers.cpp).
 // rnn: DeepBench RNN training set, fwd / bwd data / bwd weights, fp32 (fp16 on request).
 // Times are medians of CUDA-event-timed calls; ratio = anydnn / cuDNN (below 1: anydnn
 // faster); every group ends with geometric means. Outputs of conv and BN are compared once
@@ -39,13 +41,13 @@ using namespace anydnn::gpubench;
 namespace {
 
 void usage(const char* argv0) {
-  std::fprintf(
-      stderr,
-      "usage: %s conv|bn|rnn|eltwise|all [--precision LIST] [--shapes FILE] [--conv-shapes F] "
-      "[--bn-shapes F] [--rnn-shapes F] [--batch N] [--filter TEXT] [--warmup N] "
-      "[--iters N] [--budget-ms MS] [--workspace-mb MB] [--cudnn-api frontend|legacy] "
-      "[--csv OUT.csv] [--quick] [--no-verify] [--list]\n",
-      argv0);
+  std::fprintf(stderr,
+               "usage: %s conv|bn|rnn|eltwise|layers|all [--precision LIST] [--shapes FILE] "
+               "[--conv-shapes F] "
+               "[--bn-shapes F] [--rnn-shapes F] [--batch N] [--filter TEXT] [--warmup N] "
+               "[--iters N] [--budget-ms MS] [--workspace-mb MB] [--cudnn-api frontend|legacy] "
+               "[--csv OUT.csv] [--quick] [--no-verify] [--list]\n",
+               argv0);
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -75,6 +77,8 @@ int run_in_process(Options o, const Job& j) {
       run_bn(o, j.precision);
     else if (j.mode == "eltwise")
       run_eltwise(o, j.precision);
+    else if (j.mode == "layers")
+      run_layers(o, j.precision);
     else
       run_rnn(o, j.precision);
   } catch (const std::exception& e) {
@@ -196,7 +200,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (o.mode != "conv" && o.mode != "bn" && o.mode != "rnn" && o.mode != "eltwise" &&
-      o.mode != "all") {
+      o.mode != "layers" && o.mode != "all") {
     usage(argv[0]);
     return 1;
   }
@@ -219,6 +223,7 @@ int main(int argc, char** argv) {
   add("conv", "fp32,tf32,fp16,bf16", conv_shapes);
   add("bn", "fp32,fp16", bn_shapes);
   add("eltwise", "fp32,fp16", bn_shapes);
+  add("layers", "fp32,fp16", "");
   add("rnn", "fp32", rnn_shapes);
   if (jobs.empty()) {
     usage(argv[0]);

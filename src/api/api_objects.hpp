@@ -143,8 +143,11 @@ Object& deref_object(Public p, const char* name) {
   return *o;
 }
 
+// Also makes the handle's device current on the calling thread (Backend::make_current).
 inline Handle& deref(miopenHandle_t h, const char* name = "handle") {
-  return deref_object<HandleObject, ObjectTag::Handle>(h, name).handle;
+  Handle& handle = deref_object<HandleObject, ObjectTag::Handle>(h, name).handle;
+  handle.backend().make_current();
+  return handle;
 }
 inline TensorDescriptor& deref(miopenTensorDescriptor_t t, const char* name = "tensorDesc") {
   return deref_object<TensorObject, ObjectTag::Tensor>(t, name).desc;

@@ -90,6 +90,11 @@ class Backend {
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;
+  // Makes the backend's device current on the calling thread. Every C API call does this first
+  // (api/api_objects.hpp, deref of the handle), as MIOpen's handle sets its device on every
+  // call: a handle created on one thread may be used, in turn, from others whose current device
+  // differs (docs/reliability.md, "Threads"). Nothing to do for the CPU.
+  virtual void make_current() {}
   // Runs `work` (which may enqueue asynchronous device work), waits for it and returns the
   // elapsed device time in milliseconds.
   virtual float run_timed(const std::function<void()>& work) = 0;

@@ -18,6 +18,7 @@
 #include <miopen/miopen.h>
 
 #include <cfloat>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define ANYDNN_RHD __host__ __device__
@@ -102,6 +103,56 @@ ANYDNN_RHD inline C blend(C acc, C alpha, C beta, C old) {
   if (alpha != C(1)) acc *= alpha;
   if (beta != C(0)) acc += beta * old;
   return acc;
+}
+
+// Calls f(std::integral_constant<miopenReduceTensorOp_t, Op>{}) for the runtime op, so each
+// backend's loop or kernel template is instantiated per op and the op is decided outside it.
+// The op must be valid (the problem checked it).
+template <class F>
+decltype(auto) dispatch_op(miopenReduceTensorOp_t op, F&& f) {
+  using O = miopenReduceTensorOp_t;
+  switch (op) {
+    case MIOPEN_REDUCE_TENSOR_ADD:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_ADD>{});
+    case MIOPEN_REDUCE_TENSOR_MUL:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_MUL>{});
+    case MIOPEN_REDUCE_TENSOR_MIN:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_MIN>{});
+    case MIOPEN_REDUCE_TENSOR_MAX:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_MAX>{});
+    case MIOPEN_REDUCE_TENSOR_AMAX:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_AMAX>{});
+    case MIOPEN_REDUCE_TENSOR_AVG:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_AVG>{});
+    case MIOPEN_REDUCE_TENSOR_NORM1:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_NORM1>{});
+    case MIOPEN_REDUCE_TENSOR_NORM2:
+    default:
+      return f(std::integral_constant<O, MIOPEN_REDUCE_TENSOR_NORM2>{});
+  }
+}
+
+// Calls f(std::type_identity<T>{}) with T the backend's element type for `type`: float, the
+// backend's fp16 and bf16 types (Half, BFloat16), or double. False for any other type (the
+// problem admits none: the caller reports an internal error).
+template <class Half, class BFloat16, class F>
+bool dispatch_type(miopenDataType_t type, F&& f) {
+  switch (type) {
+    case miopenFloat:
+      f(std::type_identity<float>{});
+      return true;
+    case miopenHalf:
+      f(std::type_identity<Half>{});
+      return true;
+    case miopenBFloat16:
+      f(std::type_identity<BFloat16>{});
+      return true;
+    case miopenDouble:
+      f(std::type_identity<double>{});
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace anydnn::reduce

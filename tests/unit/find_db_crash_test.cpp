@@ -1,8 +1,10 @@
-// The find-db under crashes: 16 writer processes store records into one user db while the test
-// kills them with SIGKILL at random moments, over several rounds, with and without WAL. Each
-// writer appends a record's key to its own log only after store() returned with the user db
-// still open, i.e. after SQLite committed it. Afterwards the db must open, pass integrity_check,
-// hold no duplicate or partial record, and hold every acknowledged record (or a newer version).
+// The find-db under crashes: writer processes store records into one user db while the test
+// kills them with SIGKILL at random moments, over several rounds, with and without WAL: 16
+// single-threaded writers, and 4 writers of 8 threads each (every thread with its own FindDb, as
+// every handle has its own). Each writer thread appends a record's key to its own log only after
+// store() returned with the user db still open, i.e. after SQLite committed it. Afterwards the db
+// must open, pass integrity_check, hold no duplicate or partial record, and hold every
+// acknowledged record (or a newer version).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -29,7 +31,6 @@ namespace anydnn {
 namespace {
 
 const std::string kDevice = "cpu-crash-1t";
-constexpr int kWriters = 16;
 constexpr int kRounds = 3;
 
 Config crash_config(const std::string& dir, bool wal) {
@@ -48,14 +49,13 @@ std::vector<ConvFindEntry> versioned_entries(int v) {
           {3, "SolverC", miopenConvolutionAlgoWinograd, v + 0.75f, 128}};
 }
 
-// The writer: stores new records, and every fourth step a new version of an older one, forever
-// (until killed). Acknowledges "<key> <version>" after each committed store.
-[[noreturn]] void writer(const std::string& dir, bool wal, int round, int proc,
-                         const std::string& log) {
+// One writer thread: stores new records, and every fourth step a new version of an older one,
+// forever (until its process is killed). Acknowledges "<key> <version>" after each committed store.
+void write_forever(const std::string& dir, bool wal, const std::string& prefix,
+                   const std::string& log) {
   const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
   if (fd < 0) _exit(2);
   FindDb db(crash_config(dir, wal), kDevice);
-  const std::string prefix = "crash r" + std::to_string(round) + " p" + std::to_string(proc) + " i";
   for (int i = 0;; ++i) {
     std::string key = prefix + std::to_string(i);
     int version = 1;
@@ -69,6 +69,26 @@ std::vector<ConvFindEntry> versioned_entries(int v) {
     // One write() per line: a kill lands before or after it, never inside a line that counts.
     if (::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) _exit(4);
   }
+}
+
+std::string log_name(const std::string& dir, int round, int proc, int thread) {
+  return dir + "/ack_r" + std::to_string(round) + "_p" + std::to_string(proc) + "_t" +
+         std::to_string(thread);
+}
+
+// A writer process of `threads` threads (forked from the single-threaded test process).
+[[noreturn]] void writer(const std::string& dir, bool wal, int round, int proc, int threads) {
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([=] {
+      write_forever(dir, wal,
+                    "crash r" + std::to_string(round) + " p" + std::to_string(proc) + " t" +
+                        std::to_string(t) + " i",
+                    log_name(dir, round, proc, t));
+    });
+  write_forever(dir, wal, "crash r" + std::to_string(round) + " p" + std::to_string(proc) + " t0 i",
+                log_name(dir, round, proc, 0));
+  _exit(5);  // not reached
 }
 
 // Acknowledged records of one log: key -> highest acknowledged version.
@@ -86,7 +106,7 @@ void read_acks(const std::string& log, std::map<std::string, int>& acked) {
   }
 }
 
-void crash_rounds(bool wal) {
+void crash_rounds(bool wal, int writers, int threads) {
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
@@ -95,11 +115,12 @@ void crash_rounds(bool wal) {
   for (int round = 0; round < kRounds; ++round) {
     std::vector<pid_t> pids;
     std::vector<std::string> logs;
-    for (int p = 0; p < kWriters; ++p) {
-      logs.push_back(dir.path() + "/ack_r" + std::to_string(round) + "_p" + std::to_string(p));
+    for (int p = 0; p < writers; ++p) {
+      for (int t = 0; t < threads; ++t)
+        logs.push_back(log_name(dir.path(), round, p, t));
       const pid_t pid = fork();
       ASSERT_GE(pid, 0);
-      if (pid == 0) writer(dir.path(), wal, round, p, logs.back());
+      if (pid == 0) writer(dir.path(), wal, round, p, threads);
       pids.push_back(pid);
     }
     // Each writer dies at its own random moment between 30 and 600 ms into the round: some
@@ -167,17 +188,25 @@ void crash_rounds(bool wal) {
   }
   for (const auto& [key, version] : acked)
     EXPECT_TRUE(problems.count(key)) << "acknowledged record lost: " << key;
-  std::cout << (wal ? "WAL" : "rollback journal") << ": " << kRounds << " rounds x " << kWriters
-            << " killed writers, " << acked.size() << " acknowledged records, " << problems.size()
-            << " in the db\n";
+  std::cout << (wal ? "WAL" : "rollback journal") << ": " << kRounds << " rounds x " << writers
+            << " killed writers x " << threads << " threads, " << acked.size()
+            << " acknowledged records, " << problems.size() << " in the db\n";
 }
 
 TEST(FindDbCrash, SixteenKilledWriterProcessesWal) {
-  crash_rounds(true);
+  crash_rounds(true, 16, 1);
 }
 
 TEST(FindDbCrash, SixteenKilledWriterProcessesRollbackJournal) {
-  crash_rounds(false);
+  crash_rounds(false, 16, 1);
+}
+
+TEST(FindDbCrash, FourKilledProcessesOfEightWriterThreadsWal) {
+  crash_rounds(true, 4, 8);
+}
+
+TEST(FindDbCrash, FourKilledProcessesOfEightWriterThreadsRollbackJournal) {
+  crash_rounds(false, 4, 8);
 }
 
 }  // namespace

@@ -5,22 +5,15 @@
 #include <new>
 #include <string>
 
-#include "activation/activation_registry.hpp"
 #include "backend/backend.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
 #include "backend/cpu/rnn/rnn_kernels.hpp"
 #include "backend/cpu/tensor_ops.hpp"
-#include "bn/bn_registry.hpp"
+#include "backend/primitive_registries.hpp"
 #include "conv/conv_kernels.hpp"
 #include "core/float_types.hpp"
-#include "ctc/ctc_registry.hpp"
-#include "lrn/lrn_registry.hpp"
-#include "pooling/pooling_registry.hpp"
-#include "reduction/reduce_registry.hpp"
-#include "softmax/softmax_registry.hpp"
 #include "solver/conv_solver.hpp"
-#include "tensor_ops/tensor_op_registry.hpp"
 
 namespace anydnn {
 
@@ -39,31 +32,14 @@ class CpuBackend final : public Backend {
         device_id_("cpu-" + std::string(cpu_isa_name(config.cpu_isa)) + "-" +
                    std::to_string(config.num_threads) + "t"),
         conv_solvers_(cpu::make_conv_registry()),
-        bn_solvers_(make_bn_registry<BackendKind::Cpu>()),
-        activation_solvers_(make_activation_registry<BackendKind::Cpu>()),
-        softmax_solvers_(make_softmax_registry<BackendKind::Cpu>()),
-        lrn_solvers_(make_lrn_registry<BackendKind::Cpu>()),
-        ctc_loss_solvers_(make_ctc_loss_registry<BackendKind::Cpu>()),
         conv_kernels_(cpu::make_conv_kernels(config.num_threads)),
-        threads_(config.num_threads),
-        isa_(config.cpu_isa),
         rnn_kernels_(config.cpu_isa, config.num_threads),
-        dropout_kernels_(config.num_threads),
-        tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cpu>()),
-        reduce_solvers_(make_reduce_registry<BackendKind::Cpu>()),
-        pooling_solvers_(make_pooling_registry<BackendKind::Cpu>()) {
+        dropout_kernels_(config.num_threads) {
+    registries_.wire(primitives_);
     primitives_.conv = &conv_solvers_;
-    primitives_.bn = &bn_solvers_;
-    primitives_.activation = &activation_solvers_;
-    primitives_.softmax = &softmax_solvers_;
-    primitives_.lrn = &lrn_solvers_;
-    primitives_.ctc_loss = &ctc_loss_solvers_;
     primitives_.conv_kernels = conv_kernels_.get();
     primitives_.rnn = &rnn_kernels_;
     primitives_.dropout = &dropout_kernels_;
-    primitives_.tensor_op = &tensor_op_solvers_;
-    primitives_.reduce = &reduce_solvers_;
-    primitives_.pooling = &pooling_solvers_;
   }
 
   BackendKind kind() const override { return BackendKind::Cpu; }
@@ -93,21 +69,12 @@ class CpuBackend final : public Backend {
  private:
   std::string device_id_;
   ConvSolverRegistry conv_solvers_;
-  BnSolverRegistry bn_solvers_;
-  ActivationSolverRegistry activation_solvers_;
-  SoftmaxSolverRegistry softmax_solvers_;
-  LrnSolverRegistry lrn_solvers_;
-  CtcLossSolverRegistry ctc_loss_solvers_;
+  PrimitiveRegistries<BackendKind::Cpu> registries_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   void* stream_ = nullptr;
-  int threads_ = 1;
-  CpuIsa isa_ = CpuIsa::Generic;
   cpu::CpuRnnKernels rnn_kernels_;
   cpu::CpuDropoutKernels dropout_kernels_;
-  TensorOpSolverRegistry tensor_op_solvers_;
-  ReduceSolverRegistry reduce_solvers_;
-  PoolingSolverRegistry pooling_solvers_;
 };
 
 }  // namespace

@@ -6,17 +6,9 @@
 #include <cctype>
 #include <string>
 
-#include "activation/activation_registry.hpp"
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/tensor_ops.hpp"
-#include "bn/bn_registry.hpp"
-#include "ctc/ctc_registry.hpp"
-#include "lrn/lrn_registry.hpp"
-#include "pooling/pooling_registry.hpp"
-#include "reduction/reduce_registry.hpp"
-#include "softmax/softmax_registry.hpp"
-#include "tensor_ops/tensor_op_registry.hpp"
 
 namespace anydnn {
 
@@ -60,28 +52,13 @@ DeviceRates device_rates(int device, const cudaDeviceProp& prop) {
 CudaBackend::CudaBackend(const Config& config, void* stream)
     : stream_(static_cast<cudaStream_t>(stream)),
       conv_solvers_(make_conv_registry()),
-      bn_solvers_(make_bn_registry<BackendKind::Cuda>()),
-      activation_solvers_(make_activation_registry<BackendKind::Cuda>()),
-      softmax_solvers_(make_softmax_registry<BackendKind::Cuda>()),
-      lrn_solvers_(make_lrn_registry<BackendKind::Cuda>()),
-      ctc_loss_solvers_(make_ctc_loss_registry<BackendKind::Cuda>()),
-      tensor_op_solvers_(make_tensor_op_registry<BackendKind::Cuda>()),
-      reduce_solvers_(make_reduce_registry<BackendKind::Cuda>()),
-      pooling_solvers_(make_pooling_registry<BackendKind::Cuda>()),
       conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
+  registries_.wire(primitives_);
   primitives_.conv = &conv_solvers_;
-  primitives_.bn = &bn_solvers_;
-  primitives_.activation = &activation_solvers_;
-  primitives_.softmax = &softmax_solvers_;
-  primitives_.lrn = &lrn_solvers_;
-  primitives_.ctc_loss = &ctc_loss_solvers_;
   primitives_.conv_kernels = conv_kernels_.get();
   primitives_.rnn = &rnn_kernels_;
   primitives_.dropout = &dropout_kernels_;
-  primitives_.tensor_op = &tensor_op_solvers_;
-  primitives_.reduce = &reduce_solvers_;
-  primitives_.pooling = &pooling_solvers_;
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,
@@ -112,11 +89,20 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
 }
 
 CudaBackend::~CudaBackend() {
+  // The handle may be destroyed from a thread whose current device is another one.
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current != device_) cudaSetDevice(device_);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
   // Outstanding allocations keep the pool alive until they are freed (CUDA defers the release).
   if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
   if (start_ != nullptr) cudaEventDestroy(start_);
   if (stop_ != nullptr) cudaEventDestroy(stop_);
+}
+
+void CudaBackend::make_current() {
+  int current = -1;
+  const cudaError_t err = cudaGetDevice(&current);
+  if (err != cudaSuccess || current != device_) check_cuda(cudaSetDevice(device_), "cudaSetDevice");
 }
 
 void CudaBackend::set_stream(void* stream) {

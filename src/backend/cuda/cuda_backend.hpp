@@ -12,16 +12,9 @@
 #include "backend/cuda/conv/cost_model.hpp"
 #include "backend/cuda/dropout.hpp"
 #include "backend/cuda/rnn/rnn_kernels.hpp"
+#include "backend/primitive_registries.hpp"
 #include "conv/conv_kernels.hpp"
-#include "solver/activation_solver.hpp"
-#include "solver/bn_solver.hpp"
 #include "solver/conv_solver.hpp"
-#include "solver/ctc_solver.hpp"
-#include "solver/lrn_solver.hpp"
-#include "solver/pooling_solver.hpp"
-#include "solver/reduce_solver.hpp"
-#include "solver/softmax_solver.hpp"
-#include "solver/tensor_op_solver.hpp"
 
 namespace anydnn::cuda {
 
@@ -35,6 +28,7 @@ class CudaBackend final : public Backend {
   const Primitives& primitives() const override { return primitives_; }
   void* stream() const override { return stream_; }
   void set_stream(void* stream) override;
+  void make_current() override;
   float run_timed(const std::function<void()>& work) override;
   void synchronize() override;
 
@@ -54,14 +48,7 @@ class CudaBackend final : public Backend {
  private:
   cudaStream_t stream_ = nullptr;
   ConvSolverRegistry conv_solvers_;
-  BnSolverRegistry bn_solvers_;
-  ActivationSolverRegistry activation_solvers_;
-  SoftmaxSolverRegistry softmax_solvers_;
-  LrnSolverRegistry lrn_solvers_;
-  CtcLossSolverRegistry ctc_loss_solvers_;
-  TensorOpSolverRegistry tensor_op_solvers_;
-  ReduceSolverRegistry reduce_solvers_;
-  PoolingSolverRegistry pooling_solvers_;
+  PrimitiveRegistries<BackendKind::Cuda> registries_;
   std::unique_ptr<ConvKernels> conv_kernels_;
   Primitives primitives_;
   int device_ = 0;

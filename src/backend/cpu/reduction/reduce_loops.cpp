@@ -247,24 +247,7 @@ void with_op(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, int thre
 
 template <class T>
 void with_type(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, int threads) {
-  switch (p.op) {
-    case MIOPEN_REDUCE_TENSOR_ADD:
-      return with_op<MIOPEN_REDUCE_TENSOR_ADD, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_MUL:
-      return with_op<MIOPEN_REDUCE_TENSOR_MUL, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_MIN:
-      return with_op<MIOPEN_REDUCE_TENSOR_MIN, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_MAX:
-      return with_op<MIOPEN_REDUCE_TENSOR_MAX, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_AMAX:
-      return with_op<MIOPEN_REDUCE_TENSOR_AMAX, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_AVG:
-      return with_op<MIOPEN_REDUCE_TENSOR_AVG, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_NORM1:
-      return with_op<MIOPEN_REDUCE_TENSOR_NORM1, T>(p, b, w, threads);
-    case MIOPEN_REDUCE_TENSOR_NORM2:
-      return with_op<MIOPEN_REDUCE_TENSOR_NORM2, T>(p, b, w, threads);
-  }
+  reduce::dispatch_op(p.op, [&](auto op) { with_op<decltype(op)::value, T>(p, b, w, threads); });
 }
 
 }  // namespace
@@ -272,18 +255,9 @@ void with_type(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, int th
 void reduce_cpu(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk walk, int threads) {
   if (p.out_count == 0 || p.red_count == 0) return;
   if (threads < 1) threads = 1;
-  switch (p.type) {
-    case miopenFloat:
-      return with_type<float>(p, b, walk, threads);
-    case miopenHalf:
-      return with_type<Half>(p, b, walk, threads);
-    case miopenBFloat16:
-      return with_type<BFloat16>(p, b, walk, threads);
-    case miopenDouble:
-      return with_type<double>(p, b, walk, threads);
-    default:
-      ANYDNN_THROW(miopenStatusInternalError, "reduction planned for an unsupported type");
-  }
+  const bool known = reduce::dispatch_type<Half, BFloat16>(
+      p.type, [&](auto t) { with_type<typename decltype(t)::type>(p, b, walk, threads); });
+  ANYDNN_CHECK(known, miopenStatusInternalError, "reduction planned for an unsupported type");
 }
 
 }  // namespace anydnn::cpu

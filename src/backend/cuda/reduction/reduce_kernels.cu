@@ -222,24 +222,7 @@ void with_op(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, cudaStre
 
 template <class T>
 void with_type(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, cudaStream_t s) {
-  switch (p.op) {
-    case MIOPEN_REDUCE_TENSOR_ADD:
-      return with_op<MIOPEN_REDUCE_TENSOR_ADD, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_MUL:
-      return with_op<MIOPEN_REDUCE_TENSOR_MUL, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_MIN:
-      return with_op<MIOPEN_REDUCE_TENSOR_MIN, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_MAX:
-      return with_op<MIOPEN_REDUCE_TENSOR_MAX, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_AMAX:
-      return with_op<MIOPEN_REDUCE_TENSOR_AMAX, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_AVG:
-      return with_op<MIOPEN_REDUCE_TENSOR_AVG, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_NORM1:
-      return with_op<MIOPEN_REDUCE_TENSOR_NORM1, T>(p, b, w, s);
-    case MIOPEN_REDUCE_TENSOR_NORM2:
-      return with_op<MIOPEN_REDUCE_TENSOR_NORM2, T>(p, b, w, s);
-  }
+  reduce::dispatch_op(p.op, [&](auto op) { with_op<decltype(op)::value, T>(p, b, w, s); });
 }
 
 }  // namespace
@@ -247,18 +230,9 @@ void with_type(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk w, cudaSt
 void launch_reduce(const ReducePlan& p, const ReduceBuffers& b, ReduceWalk walk,
                    cudaStream_t stream) {
   if (p.out_count == 0 || p.red_count == 0) return;
-  switch (p.type) {
-    case miopenFloat:
-      return with_type<float>(p, b, walk, stream);
-    case miopenHalf:
-      return with_type<__half>(p, b, walk, stream);
-    case miopenBFloat16:
-      return with_type<__nv_bfloat16>(p, b, walk, stream);
-    case miopenDouble:
-      return with_type<double>(p, b, walk, stream);
-    default:
-      ANYDNN_THROW(miopenStatusInternalError, "reduction planned for an unsupported type");
-  }
+  const bool known = reduce::dispatch_type<__half, __nv_bfloat16>(
+      p.type, [&](auto t) { with_type<typename decltype(t)::type>(p, b, walk, stream); });
+  ANYDNN_CHECK(known, miopenStatusInternalError, "reduction planned for an unsupported type");
 }
 
 }  // namespace anydnn::cuda

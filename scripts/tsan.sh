@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# ThreadSanitizer (docs/reliability.md): builds the concurrency tests (16 threads with a handle
+# each, one handle used by threads in turn, the find-db under concurrent and killed writers) and
+# MIOpenDriver with clang -fsanitize=thread into ${BUILD_DIR:-build-tsan}, and runs them.
+# OpenMP: the build uses LLVM's libomp, and its Archer tool (libarcher.so, from libomp-dev) is
+# loaded through OMP_TOOL_LIBRARIES, so TSan sees OpenMP's own synchronisation (barriers, the end
+# of a parallel region) and checks what the threads of our parallel loops touch; no
+# suppressions. Exit status non-zero on any report (halt_on_error) or failed test.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-tsan}
+"$root/scripts/install-deps.sh"
+start=$(date +%s)
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
+  -DANYDNN_TSAN=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target anydnn_concurrency_tests MIOpenDriver
+echo "tsan build: $(($(date +%s) - start)) s"
+
+archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -1)
+if [ -z "$archer" ]; then
+  echo "tsan.sh: libarcher.so not found (apt-get install libomp-dev)" >&2
+  exit 1
+fi
+# Archer prints a line when it attaches (verbose=1): the log shows that it did.
+export OMP_TOOL_LIBRARIES=$archer ARCHER_OPTIONS="verbose=1"
+export TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1 history_size=4"
+# Two OpenMP threads per handle, whatever the machine: the parallel loops run as teams.
+export ANYDNN_NUM_THREADS=2 MIOPEN_BACKEND=cpu
+cd "$build"
+ctest -L concurrency --output-on-failure -j 1 "$@"
+echo "tsan total: $(($(date +%s) - start)) s"

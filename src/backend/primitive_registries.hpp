@@ -1,0 +1,45 @@
+// The solver registries that every backend holds in the same form: one list per family, built for
+// backend K from the family's registry file (bn/bn_registry.hpp, pooling/pooling_registry.hpp,
+// ...), and wired into the backend's Primitives in one place. A backend adds what is its own: the
+// conv registry (its solver lists differ), the conv kernels, the RNN and dropout kernel contracts.
+// Adding a primitive family with the same solvers on every backend = a member and a wire() line
+// here, not an edit of each backend (docs/adding-a-solver.md).
+#pragma once
+
+#include "activation/activation_registry.hpp"
+#include "backend/backend.hpp"
+#include "bn/bn_registry.hpp"
+#include "ctc/ctc_registry.hpp"
+#include "lrn/lrn_registry.hpp"
+#include "pooling/pooling_registry.hpp"
+#include "reduction/reduce_registry.hpp"
+#include "softmax/softmax_registry.hpp"
+#include "tensor_ops/tensor_op_registry.hpp"
+
+namespace anydnn {
+
+template <BackendKind K>
+struct PrimitiveRegistries {
+  BnSolverRegistry bn = make_bn_registry<K>();
+  ActivationSolverRegistry activation = make_activation_registry<K>();
+  SoftmaxSolverRegistry softmax = make_softmax_registry<K>();
+  LrnSolverRegistry lrn = make_lrn_registry<K>();
+  CtcLossSolverRegistry ctc_loss = make_ctc_loss_registry<K>();
+  TensorOpSolverRegistry tensor_op = make_tensor_op_registry<K>();
+  ReduceSolverRegistry reduce = make_reduce_registry<K>();
+  PoolingSolverRegistry pooling = make_pooling_registry<K>();
+
+  // Points `p` at these registries; the owner must outlive every use of `p`.
+  void wire(Primitives& p) const {
+    p.bn = &bn;
+    p.activation = &activation;
+    p.softmax = &softmax;
+    p.lrn = &lrn;
+    p.ctc_loss = &ctc_loss;
+    p.tensor_op = &tensor_op;
+    p.reduce = &reduce;
+    p.pooling = &pooling;
+  }
+};
+
+}  // namespace anydnn
