@@ -89,6 +89,15 @@ struct Case {
   double tol = 1e-5;
 };
 
+Case make_case(std::string shape, std::string dir, std::string cud_algo, double gb) {
+  Case c;
+  c.shape = std::move(shape);
+  c.dir = std::move(dir);
+  c.cud_algo = std::move(cud_algo);
+  c.gb = gb;
+  return c;
+}
+
 const float kOne = 1.0f, kZero = 0.0f;
 
 void pooling_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch,
@@ -136,7 +145,8 @@ void pooling_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch,
     const std::string shape = std::string("pool ") + p.name;
     // Training's forward: anydnn keeps the max positions in the workspace for the backward pass
     // (do_backward), cuDNN finds them again from x and y there.
-    Case f{shape, "fwd", p.max ? "POOLING_MAX" : "POOLING_AVG_EXCL", (xn + yn) * es / 1e9};
+    Case f =
+        make_case(shape, "fwd", p.max ? "POOLING_MAX" : "POOLING_AVG_EXCL", (xn + yn) * es / 1e9);
     f.any = [=] {
       check_miopen(miopenPoolingForward(mh, mp, &kOne, mx, x, &kZero, my, ya, true, ws, ws_bytes),
                    "miopenPoolingForward");
@@ -147,7 +157,7 @@ void pooling_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch,
     f.any_out = ya, f.cud_out = yc, f.out_n = yn;
     f.tol = fp16 ? 1e-3 : 1e-6;
     out.push_back(f);
-    Case b{shape, "bwd", f.cud_algo, (2 * xn + 2 * yn) * es / 1e9};
+    Case b = make_case(shape, "bwd", f.cud_algo, (2 * xn + 2 * yn) * es / 1e9);
     b.any = [=] {
       check_miopen(miopenPoolingBackward(mh, mp, &kOne, my, ya, my, dy, mx, x, &kZero, mx, dxa, ws),
                    "miopenPoolingBackward");
@@ -186,7 +196,7 @@ void softmax_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch,
     const auto ca = p.log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE;
     const std::string shape = std::string("softmax ") + p.name;
     const std::string algo = p.log ? "SOFTMAX_LOG CHANNEL" : "SOFTMAX_ACCURATE CHANNEL";
-    Case f{shape, "fwd", algo, 2.0 * n * es / 1e9};
+    Case f = make_case(shape, "fwd", algo, 2.0 * n * es / 1e9);
     f.any = [=] {
       check_miopen(miopenSoftmaxForward_V2(mh, &kOne, md, x, &kZero, md, ya, ma,
                                            MIOPEN_SOFTMAX_MODE_CHANNEL),
@@ -200,7 +210,7 @@ void softmax_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch,
     f.any_out = ya, f.cud_out = yc, f.out_n = n;
     f.tol = fp16 ? 2e-3 : 1e-5;
     out.push_back(f);
-    Case b{shape, "bwd", algo, 3.0 * n * es / 1e9};
+    Case b = make_case(shape, "bwd", algo, 3.0 * n * es / 1e9);
     b.any = [=] {
       check_miopen(miopenSoftmaxBackward_V2(mh, &kOne, md, ya, md, dy, &kZero, md, dxa, ma,
                                             MIOPEN_SOFTMAX_MODE_CHANNEL),
@@ -249,7 +259,7 @@ void lrn_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch, std::ve
          *dxc = s.buf(n, false);
     const std::string shape = std::string("lrn ") + p.name;
     // Training's forward keeps the scale for the backward pass (do_backward) in the workspace.
-    Case f{shape, "fwd", "LRN_CROSS_CHANNEL_DIM1", 2.0 * n * es / 1e9};
+    Case f = make_case(shape, "fwd", "LRN_CROSS_CHANNEL_DIM1", 2.0 * n * es / 1e9);
     f.any = [=] {
       check_miopen(miopenLRNForward(mh, ml, &kOne, md, x, &kZero, md, ya, true, ws),
                    "miopenLRNForward");
@@ -262,7 +272,7 @@ void lrn_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch, std::ve
     f.any_out = ya, f.cud_out = yc, f.out_n = n;
     f.tol = fp16 ? 2e-3 : 1e-5;
     out.push_back(f);
-    Case b{shape, "bwd", "LRN_CROSS_CHANNEL_DIM1", 4.0 * n * es / 1e9};
+    Case b = make_case(shape, "bwd", "LRN_CROSS_CHANNEL_DIM1", 4.0 * n * es / 1e9);
     b.any = [=] {
       check_miopen(miopenLRNBackward(mh, ml, &kOne, md, ya, md, dy, md, x, &kZero, md, dxa, ws),
                    "miopenLRNBackward");
@@ -330,7 +340,7 @@ void reduce_cases(Scope& s, bool fp16, miopenHandle_t mh, cudnnHandle_t ch,
     void* cw = s.bytes(cws);
     void* a = s.buf(an);
     void *oa = s.buf(cn, false), *oc = s.buf(cn, false);
-    Case r{std::string("reduce ") + p.name, "fwd", p.algo, (an + cn) * es / 1e9};
+    Case r = make_case(std::string("reduce ") + p.name, "fwd", p.algo, (an + cn) * es / 1e9);
     r.any = [=] {
       check_miopen(miopenReduceTensor(mh, mr, nullptr, 0, mw, mws, &kOne, ma, a, &kZero, mc, oa),
                    "miopenReduceTensor");
