@@ -24,9 +24,10 @@ if [ -z "$archer" ]; then
 fi
 # Archer prints a line when it attaches (verbose=1): the log shows that it did.
 export OMP_TOOL_LIBRARIES=$archer ARCHER_OPTIONS="verbose=1"
-export TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1 history_size=4"
+# ignore_noninstrumented_modules: what Archer asks for (libomp itself is not instrumented).
+export TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1 history_size=4 ignore_noninstrumented_modules=1"
 # Two OpenMP threads per handle, whatever the machine: the parallel loops run as teams.
 export ANYDNN_NUM_THREADS=2 MIOPEN_BACKEND=cpu
 cd "$build"
-ctest -L concurrency --output-on-failure -j 1 "$@"
+ctest -L concurrency --no-tests=error --output-on-failure -j 1 "$@"
 echo "tsan total: $(($(date +%s) - start)) s"
