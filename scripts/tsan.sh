@@ -22,12 +22,21 @@ if [ -z "$archer" ]; then
   echo "tsan.sh: libarcher.so not found (apt-get install libomp-dev)" >&2
   exit 1
 fi
-# Archer prints a line when it attaches (verbose=1): the log shows that it did.
-export OMP_TOOL_LIBRARIES=$archer ARCHER_OPTIONS="verbose=1"
+export OMP_TOOL_LIBRARIES=$archer
 # ignore_noninstrumented_modules: what Archer asks for (libomp itself is not instrumented).
-export TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1 history_size=4 ignore_noninstrumented_modules=1"
+# log_path=stdout: the threads test captures stderr (the log lines it checks), reports must not
+# vanish into that file.
+export TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1 history_size=4 ignore_noninstrumented_modules=1 log_path=stdout"
 # Two OpenMP threads per handle, whatever the machine: the parallel loops run as teams.
 export ANYDNN_NUM_THREADS=2 MIOPEN_BACKEND=cpu
 cd "$build"
+# Archer must have attached to libomp (it does only under TSan), or OpenMP goes unchecked.
+probe=$(OMP_TOOL_VERBOSE_INIT=stdout ./bin/anydnn_concurrency_tests \
+  --gtest_filter='Concurrency.OneHandleUsedByThreadsInTurn' 2>&1 || true)
+if ! grep -q "Tool was started" <<< "$probe"; then
+  echo "tsan.sh: libomp did not start the Archer tool ($archer)" >&2
+  exit 1
+fi
+echo "Archer attached to libomp ($archer)"
 ctest -L concurrency --no-tests=error --output-on-failure -j 1 "$@"
 echo "tsan total: $(($(date +%s) - start)) s"

@@ -89,14 +89,17 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
 }
 
 CudaBackend::~CudaBackend() {
-  // The handle may be destroyed from a thread whose current device is another one.
+  // The handle may be destroyed from a thread whose current device is another one: release on
+  // the handle's device, then give the thread its device back.
   int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current != device_) cudaSetDevice(device_);
+  const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device_ &&
+                        cudaSetDevice(device_) == cudaSuccess;
   if (cublas_ != nullptr) cublasDestroy(cublas_);
   // Outstanding allocations keep the pool alive until they are freed (CUDA defers the release).
   if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
   if (start_ != nullptr) cudaEventDestroy(start_);
   if (stop_ != nullptr) cudaEventDestroy(stop_);
+  if (switched) cudaSetDevice(current);
 }
 
 void CudaBackend::make_current() {
