@@ -1,5 +1,9 @@
 #include "db/sqlite_db.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "core/errors.hpp"
 
 namespace anydnn {
@@ -25,12 +29,37 @@ SqliteDb::SqliteDb(const std::string& path, bool read_only, bool wal, int busy_t
   sqlite3_busy_timeout(db_, busy_timeout_ms);
   if (!read_only && wal) {
     try {
-      exec("PRAGMA journal_mode=WAL");  // the first statement that reads the file
+      enable_wal(busy_timeout_ms);
     } catch (...) {
       sqlite3_close_v2(db_);  // a throwing constructor runs no destructor
       db_ = nullptr;
       throw;
     }
+  }
+}
+
+// Switching to WAL needs an exclusive lock, and SQLite answers "database is locked" at once,
+// without its busy handler, when another connection holds the file (many handles opening one
+// db together: the 4 processes x 8 threads crash test saw it). The mode is stored in the file,
+// so once any connection has switched it, it is WAL for everyone: read it first, and retry the
+// switch with a growing pause until the busy timeout has passed.
+void SqliteDb::enable_wal(int busy_timeout_ms) {
+  const auto mode = [&] {
+    auto st = prepare("PRAGMA journal_mode");  // a read: waits through the busy handler
+    return st.step() ? st.column_text(0) : std::string();
+  };
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busy_timeout_ms, 0));
+  for (int pause_ms = 1;; pause_ms = std::min(pause_ms * 2, 50)) {
+    if (mode() == "wal") return;
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err);
+    const std::string msg = err != nullptr ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+      ANYDNN_THROW(miopenStatusInternalError, path_ << ": PRAGMA journal_mode=WAL: " << msg);
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
   }
 }
 

@@ -27,6 +27,7 @@ class SqliteDb {
   sqlite3* raw() { return db_; }
 
  private:
+  void enable_wal(int busy_timeout_ms);
   sqlite3* db_ = nullptr;
   std::string path_;
 };
