@@ -14,12 +14,8 @@
 #include <unistd.h>
 
 #include <barrier>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <map>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
