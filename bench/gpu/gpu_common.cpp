@@ -140,6 +140,18 @@ double time_call(cudaStream_t stream, const std::function<void()>& call, const T
       plan)[0];
 }
 
+double copy_rate_gbs(size_t bytes, cudaStream_t stream, const TimingPlan& plan) {
+  DeviceMem a(bytes, "copy source"), b(bytes, "copy destination");
+  const double ms = time_call(
+      stream,
+      [&] {
+        check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream),
+                   "cudaMemcpyAsync");
+      },
+      plan);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
 std::string rate(const Row& r, double ms) {
   if (!(ms > 0) || !std::isfinite(ms)) return "-";
   char b[32];

@@ -95,6 +95,9 @@ std::vector<double> time_stages(cudaStream_t stream, int stages, const StageStep
                                 const TimingPlan& plan);
 // One-stage form.
 double time_call(cudaStream_t stream, const std::function<void()>& call, const TimingPlan& plan);
+// The device's copy rate on `bytes` (GB/s of read + write, cudaMemcpyAsync device to device):
+// the limit the memory-bound modes (eltwise, layers) compare their rates with.
+double copy_rate_gbs(size_t bytes, cudaStream_t stream, const TimingPlan& plan);
 
 // One result line. Times are NaN where a side could not run (n/a).
 struct Row {

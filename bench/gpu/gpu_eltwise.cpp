@@ -44,19 +44,6 @@ struct Descs {
   }
 };
 
-// The device's copy rate (GB/s of read + write) on `bytes`.
-double copy_rate_gbs(size_t bytes, cudaStream_t st, const TimingPlan& plan) {
-  DeviceMem a(bytes, "copy source"), b(bytes, "copy destination");
-  const double ms = time_call(
-      st,
-      [&] {
-        check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st),
-                   "cudaMemcpyAsync");
-      },
-      plan);
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
-}
-
 }  // namespace
 
 std::vector<Row> run_eltwise(const Options& o, const std::string& precision) {

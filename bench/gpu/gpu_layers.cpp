@@ -371,19 +371,7 @@ std::vector<Row> run_layers(const Options& o, const std::string& precision) {
   const Peers peers;
   cudaStream_t st = peers.stream();
   // The copy limit: cudaMemcpy device to device of 64 MB, read + write.
-  double copy_gbs = NAN;
-  {
-    const size_t bytes = size_t{64} << 20;
-    DeviceMem a(bytes, "copy source"), b(bytes, "copy destination");
-    const double ms = time_call(
-        st,
-        [&] {
-          check_cuda(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st),
-                     "cudaMemcpyAsync");
-        },
-        o.plan);
-    copy_gbs = 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
-  }
+  const double copy_gbs = copy_rate_gbs(size_t{64} << 20, st, o.plan);
   char title[512];
   std::snprintf(title, sizeof title,
                 "%s: pooling, softmax, LRN, reduction vs cuDNN's legacy calls; %s; rate = "

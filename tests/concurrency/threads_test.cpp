@@ -29,13 +29,6 @@ namespace {
 
 constexpr int kThreads = 16;
 constexpr int kRounds = 3;
-// Find's fastest algorithm against the first immediate-mode solution: different summation
-// orders of fp32 products (Winograd, FFT, GEMM), relative to the output's largest magnitude.
-constexpr double kFindTolerance = 1e-4;
-
-unsigned data_seed(unsigned seed, int thread, int round) {
-  return seed * 7919u + static_cast<unsigned>(thread * 131 + round);
-}
 
 // Sends stderr to a file while alive (the 16 threads' logs), so the lines can be checked.
 class StderrToFile {
@@ -91,8 +84,8 @@ TEST(Concurrency, SixteenHandlesOnSixteenThreadsMatchOneThread) {
     HostMemory mem;
     for (int t = 0; t < kThreads; ++t)
       for (int r = 0; r < kRounds; ++r) {
-        want[t].push_back(
-            run_workload(h, mem, workload_shape(t, r, seed), data_seed(seed, t, r), false));
+        want[t].push_back(run_workload(h, mem, workload_shape(t, r, seed),
+                                       workload_data_seed(seed, t, r), false));
         ASSERT_EQ(want[t].back().error, "") << describe(workload_shape(t, r, seed));
       }
     miopenDestroy(h);
@@ -116,8 +109,8 @@ TEST(Concurrency, SixteenHandlesOnSixteenThreadsMatchOneThread) {
             got[t].push_back(WorkloadResult{{}, {}, "miopenCreate failed"});
             continue;
           }
-          got[t].push_back(
-              run_workload(h, mem, workload_shape(t, r, seed), data_seed(seed, t, r), true));
+          got[t].push_back(run_workload(h, mem, workload_shape(t, r, seed),
+                                        workload_data_seed(seed, t, r), true));
         }
         if (st == miopenStatusSuccess) miopenDestroy(h);
       });
@@ -157,8 +150,8 @@ TEST(Concurrency, OneHandleUsedByThreadsInTurn) {
     ASSERT_EQ(miopenCreate(&h), miopenStatusSuccess);
     HostMemory mem;
     for (int t = 0; t < kTurns; ++t)
-      want.push_back(
-          run_workload(h, mem, workload_shape(t, round, seed), data_seed(seed, t, round), false));
+      want.push_back(run_workload(h, mem, workload_shape(t, round, seed),
+                                  workload_data_seed(seed, t, round), false));
     miopenDestroy(h);
   }
   // Created on this thread, used by kTurns threads one after another (each joined before the
@@ -170,8 +163,8 @@ TEST(Concurrency, OneHandleUsedByThreadsInTurn) {
   HostMemory mem;
   for (int t = 0; t < kTurns; ++t) {
     std::thread([&, t] {
-      got[t] = run_workload(shared, mem, workload_shape(t, round, seed), data_seed(seed, t, round),
-                            true);
+      got[t] = run_workload(shared, mem, workload_shape(t, round, seed),
+                            workload_data_seed(seed, t, round), true);
       if (t == kTurns - 1) destroyed = miopenDestroy(shared);
     }).join();
   }

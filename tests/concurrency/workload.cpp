@@ -48,6 +48,10 @@ WorkloadShape workload_shape(int thread, int round, unsigned seed) {
   return s;
 }
 
+unsigned workload_data_seed(unsigned seed, int thread, int round) {
+  return seed * 7919u + static_cast<unsigned>(thread * 131 + round);
+}
+
 std::string describe(const WorkloadShape& s) {
   std::ostringstream o;
   o << "conv n" << s.n << " c" << s.c << " " << s.h << "x" << s.w << " k" << s.k << " 3x3 p"

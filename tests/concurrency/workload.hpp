@@ -42,6 +42,8 @@ struct WorkloadShape {
   int rnn_batch, rnn_in, rnn_hidden, rnn_seq;
 };
 WorkloadShape workload_shape(int thread, int round, unsigned seed);
+// The input seed of one (thread, round), from the test's seed.
+unsigned workload_data_seed(unsigned seed, int thread, int round);
 std::string describe(const WorkloadShape& s);
 
 struct WorkloadResult {
@@ -60,6 +62,10 @@ struct WorkloadResult {
 // poisoned with NaN before the call that writes it.
 WorkloadResult run_workload(miopenHandle_t h, Memory& mem, const WorkloadShape& s,
                             unsigned data_seed, bool find);
+
+// Find's fastest algorithm against the first immediate-mode solution: different summation orders
+// of fp32 products (Winograd, FFT, GEMM), relative to the output's largest magnitude.
+constexpr double kFindTolerance = 1e-4;
 
 // "" when `got` equals `want` bit for bit in every exact output and within `rel_tol` (of the
 // largest magnitude) in every found output; else what differs.

@@ -23,7 +23,6 @@ namespace {
 
 constexpr int kThreads = 16;
 constexpr int kRounds = 2;
-constexpr double kFindTolerance = 1e-4;
 
 // Device buffers ordered on one stream; to_host waits for that stream.
 class CudaMemory final : public Memory {
@@ -54,10 +53,6 @@ class CudaMemory final : public Memory {
   std::vector<void*> blocks_;
 };
 
-unsigned data_seed(unsigned seed, int thread, int round) {
-  return seed * 7919u + static_cast<unsigned>(thread * 131 + round);
-}
-
 // A stream and a handle on it.
 struct StreamHandle {
   cudaStream_t stream = nullptr;
@@ -85,7 +80,7 @@ TEST(CudaConcurrency, SixteenStreamHandlesOnSixteenThreadsMatchOneThread) {
     for (int t = 0; t < kThreads; ++t)
       for (int r = 0; r < kRounds; ++r) {
         want[t].push_back(run_workload(one.handle, mem, workload_shape(t, r, seed),
-                                       data_seed(seed, t, r), false));
+                                       workload_data_seed(seed, t, r), false));
         ASSERT_EQ(want[t].back().error, "") << describe(workload_shape(t, r, seed));
       }
   }
@@ -103,7 +98,7 @@ TEST(CudaConcurrency, SixteenStreamHandlesOnSixteenThreadsMatchOneThread) {
           continue;
         }
         got[t].push_back(run_workload(mine.handle, mem, workload_shape(t, r, seed),
-                                      data_seed(seed, t, r), true));
+                                      workload_data_seed(seed, t, r), true));
       }
     });
   for (auto& th : threads)
@@ -133,13 +128,13 @@ TEST(CudaConcurrency, OneHandleUsedByThreadsInTurn) {
   std::vector<WorkloadResult> want, got(kTurns);
   for (int t = 0; t < kTurns; ++t)
     want.push_back(run_workload(shared.handle, mem, workload_shape(t, round, seed),
-                                data_seed(seed, t, round), false));
+                                workload_data_seed(seed, t, round), false));
   // The handle and stream were made on this thread; each turn's thread starts after the last
   // one ended. A thread's current device starts as device 0: the handle makes its own current.
   for (int t = 0; t < kTurns; ++t)
     std::thread([&, t] {
       got[t] = run_workload(shared.handle, mem, workload_shape(t, round, seed),
-                            data_seed(seed, t, round), true);
+                            workload_data_seed(seed, t, round), true);
     }).join();
   std::vector<WorkloadShape> shapes;
   for (int t = 0; t < kTurns; ++t) {
