@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <sstream>
 
 namespace anydnn::driver {
@@ -38,9 +39,10 @@ bool int_after(const std::string& s, const std::string& key, int& v) {
   if (j < s.size() && s[j] == '-') ++j;
   while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))
     ++j;
-  if (j == i || j - i > 10) return false;
-  v = std::stoi(s.substr(i, j - i));
-  return true;
+  // from_chars, not stoi: a lone '-' or a value past int's range is "not readable", not a throw
+  // out of the decoder (the log-decoder fuzz harness found the lone '-').
+  const auto [end, ec] = std::from_chars(s.data() + i, s.data() + j, v);
+  return j > i && ec == std::errc() && end == s.data() + j;
 }
 
 std::string join(const std::vector<int>& v) {
