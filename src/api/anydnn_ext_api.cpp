@@ -1,6 +1,9 @@
 // C API: anydnn extensions (include/miopen/anydnn.h).
 #include <miopen/anydnn.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
@@ -57,4 +60,13 @@ extern "C" miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const cha
     ANYDNN_CHECK_BADPARM(e != nullptr, "no convolution solver named " << name);
     deref_out(solverId, "solverId") = e->id;
   });
+}
+
+// No guard and no log: it reports on failures and must not overwrite the record it reads.
+extern "C" void anydnnGetLastErrorString(char* message, size_t max_size) {
+  if (message == nullptr || max_size == 0) return;
+  const std::string& e = last_error_string();
+  const size_t n = std::min(e.size(), max_size - 1);
+  std::memcpy(message, e.data(), n);
+  message[n] = '\0';
 }

@@ -4,7 +4,23 @@
 
 namespace anydnn::api {
 
-void log_failure(const Config& config, const char* function, const std::string& what) noexcept {
+namespace {
+// anydnnGetLastErrorString's record: per thread (as cuDNN's), so no lock and no thread reads
+// another's reason. Its size is bounded by the reasons themselves (one line each).
+thread_local std::string last_error;
+}  // namespace
+
+const std::string& last_error_string() noexcept {
+  return last_error;
+}
+
+void log_failure(const Config& config, const char* function, const std::string& what,
+                 const std::string* reason) noexcept {
+  try {
+    last_error = std::string(function) + ": " + (reason != nullptr ? *reason : what);
+  } catch (...) {
+    last_error.clear();  // out of memory: an empty reason beats a stale one
+  }
   try {
     log_message(config, LogLevel::Error, function, "MIOpen Error: " + what);
   } catch (...) {

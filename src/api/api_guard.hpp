@@ -15,7 +15,12 @@
 
 namespace anydnn::api {
 
-void log_failure(const Config& config, const char* function, const std::string& what) noexcept;
+// Logs the failure ("MIOpen Error: <what>") and records "<function>: <reason>" as this thread's
+// last error (anydnnGetLastErrorString); the reason is `what` unless given (an Error's message,
+// without the file:line prefix of its what()).
+void log_failure(const Config& config, const char* function, const std::string& what,
+                 const std::string* reason = nullptr) noexcept;
+const std::string& last_error_string() noexcept;
 
 template <class F>
 miopenStatus_t guard(const Config& config, const char* function, F&& body) noexcept {
@@ -23,7 +28,7 @@ miopenStatus_t guard(const Config& config, const char* function, F&& body) noexc
     body();
     return miopenStatusSuccess;
   } catch (const Error& e) {
-    log_failure(config, function, e.what());
+    log_failure(config, function, e.what(), &e.message());
     return e.status();
   } catch (const std::bad_alloc&) {
     log_failure(config, function, "out of memory");

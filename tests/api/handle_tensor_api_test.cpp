@@ -4,6 +4,9 @@
 #include <miopen/miopen.h>
 #include <miopen/version.h>
 
+#include <string>
+#include <thread>
+
 #include "api_test_util.hpp"
 
 namespace anydnn::test {
@@ -87,6 +90,38 @@ TEST(HandleApi, VersionAndErrorStrings) {
   EXPECT_STREQ(miopenGetErrorString(miopenStatusBadParm), "miopenStatusBadParm");
   EXPECT_STREQ(miopenGetErrorString(miopenStatusVersionMismatch), "miopenStatusVersionMismatch");
   EXPECT_STREQ(miopenGetErrorString(static_cast<miopenStatus_t>(42)), "Unknown error status");
+}
+
+// anydnnGetLastErrorString: the failing call's name and one-line reason (no file:line), kept
+// per thread (a failure on another thread does not replace it), truncated to the buffer with a
+// NUL, and left alone by later successes.
+TEST(HandleApi, LastErrorStringIsPerThreadAndTruncates) {
+  miopenTensorDescriptor_t t = nullptr;
+  ASSERT_EQ(miopenCreateTensorDescriptor(&t), miopenStatusSuccess);
+  EXPECT_EQ(miopenSet4dTensorDescriptor(t, miopenFloat, 1, -3, 4, 4), miopenStatusBadParm);
+  char msg[512] = "poison";
+  anydnnGetLastErrorString(msg, sizeof msg);
+  const std::string mine = msg;
+  EXPECT_EQ(mine.rfind("miopenSet4dTensorDescriptor: ", 0), 0u) << mine;
+  EXPECT_EQ(mine.find(".cpp:"), std::string::npos) << mine;
+  std::string other;
+  std::thread([&] {
+    char m[512] = "poison";
+    anydnnGetLastErrorString(m, sizeof m);
+    EXPECT_STREQ(m, "");  // this thread has not failed yet
+    EXPECT_EQ(miopenDestroyTensorDescriptor(nullptr), miopenStatusBadParm);
+    anydnnGetLastErrorString(m, sizeof m);
+    other = m;
+  }).join();
+  EXPECT_EQ(other.rfind("miopenDestroyTensorDescriptor: ", 0), 0u) << other;
+  EXPECT_EQ(miopenSet4dTensorDescriptor(t, miopenFloat, 1, 3, 4, 4), miopenStatusSuccess);
+  anydnnGetLastErrorString(msg, sizeof msg);
+  EXPECT_EQ(std::string(msg), mine);
+  char small[8] = "xxxxxxx";
+  anydnnGetLastErrorString(small, sizeof small);
+  EXPECT_STREQ(small, "miopenS");
+  anydnnGetLastErrorString(nullptr, 10);  // no buffer: nothing written, no crash
+  EXPECT_EQ(miopenDestroyTensorDescriptor(t), miopenStatusSuccess);
 }
 
 TEST(HandleApi, EnumValuesMatchMIOpen) {
