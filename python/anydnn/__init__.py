@@ -1,0 +1,60 @@
+"""anydnn: MIOpen's convolution and batch normalization on NumPy arrays and PyTorch tensors.
+
+The same library as the C API (libMIOpen), on any x86 CPU (backend "cpu") and on NVIDIA GPUs
+(backend "cuda", when the package was built with it). Arrays pass without copies through DLPack.
+
+    import numpy as np, anydnn
+    x = np.random.rand(1, 3, 8, 8).astype(np.float32)
+    w = np.random.rand(4, 3, 3, 3).astype(np.float32)
+    y = anydnn.conv_forward(x, w, padding=1)
+
+PyTorch modules backed by anydnn are in anydnn.torch (imported on demand).
+"""
+
+from ._errors import Error
+from ._ext import Handle, miopen_version
+from .ops import (
+    Algorithm,
+    Solution,
+    batch_norm_backward,
+    batch_norm_inference,
+    batch_norm_training,
+    conv_backward_bias,
+    conv_backward_data,
+    conv_backward_weights,
+    conv_bias_forward,
+    conv_forward,
+    conv_output_shape,
+    conv_solutions,
+    default_handle,
+    find,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Algorithm",
+    "Error",
+    "Handle",
+    "Solution",
+    "__version__",
+    "backend",
+    "batch_norm_backward",
+    "batch_norm_inference",
+    "batch_norm_training",
+    "conv_backward_bias",
+    "conv_backward_data",
+    "conv_backward_weights",
+    "conv_bias_forward",
+    "conv_forward",
+    "conv_output_shape",
+    "conv_solutions",
+    "default_handle",
+    "find",
+    "miopen_version",
+]
+
+
+def backend() -> str:
+    """The backend of this thread's default handle for host arrays ("cpu")."""
+    return default_handle().backend
