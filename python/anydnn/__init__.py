@@ -13,6 +13,7 @@ PyTorch modules backed by anydnn are in anydnn.torch (imported on demand).
 
 from ._errors import Error
 from ._ext import Handle, miopen_version
+from .rnn import RNN
 from .ops import (
     Algorithm,
     Solution,
@@ -36,6 +37,7 @@ __all__ = [
     "Algorithm",
     "Error",
     "Handle",
+    "RNN",
     "Solution",
     "__version__",
     "backend",

@@ -1,4 +1,5 @@
-"""PyTorch modules backed by anydnn: Conv1d/2d/3d, ConvTranspose1d/2d/3d, BatchNorm1d/2d/3d.
+"""PyTorch modules backed by anydnn: Conv1d/2d/3d, ConvTranspose1d/2d/3d, BatchNorm1d/2d/3d,
+RNN, LSTM, GRU.
 
 Each is a subclass of PyTorch's own module with the same constructor, parameters and state_dict
 keys; only the computation goes through libMIOpen (torch.autograd.Function), on the CPU backend
@@ -8,13 +9,16 @@ to these in place, weights kept.
 
 from __future__ import annotations
 
+import weakref
 from typing import List, Optional
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils.rnn import PackedSequence
 
 from . import ops
+from .rnn import RNN as _Rnn
 
 
 def _detached(t: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
@@ -181,16 +185,125 @@ class BatchNorm3d(_AnydnnBatchNorm, nn.BatchNorm3d):
     pass
 
 
+class _RnnFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, hx, cx, w, rnn, training, batch_sizes):
+        x, w = x.detach().contiguous(), w.detach().contiguous()
+        hx = None if hx is None else hx.detach().contiguous()
+        cx = None if cx is None else cx.detach().contiguous()
+        y, hy, cy, reserve = rnn.forward(x, w, hx, cx, batch_sizes=batch_sizes, training=training)
+        ctx.rnn, ctx.reserve = rnn, reserve
+        ctx.save_for_backward(x, hx, cx, w, y)
+        if cy is None:  # autograd.Function outputs are tensors; not an LSTM: an empty one
+            cy = hy.new_zeros(0)
+            ctx.mark_non_differentiable(cy)
+        return y, hy, cy
+
+    @staticmethod
+    def backward(ctx, dy, dhy, dcy):
+        if ctx.reserve[1] is None:
+            raise RuntimeError("backward through an anydnn RNN run in inference mode")
+        x, hx, cx, w, y = ctx.saved_tensors
+        lstm = ctx.rnn.m == 2
+        dx, dhx, dcx = ctx.rnn.backward_data(y, dy.contiguous(), w, ctx.reserve, hx, cx,
+                                             dhy.contiguous(), dcy.contiguous() if lstm else None)
+        dw = ctx.rnn.backward_weights(x, y, ctx.reserve, hx) if ctx.needs_input_grad[3] else None
+        return (dx, dhx if hx is not None else None, dcx if cx is not None else None, dw, None,
+                None, None)
+
+
+# Per module: its anydnn RNN descriptors, one per (handle, dtype) (a handle belongs to a thread;
+# the module itself stays deep-copyable and picklable).
+_RNN_CACHE: "weakref.WeakKeyDictionary[nn.Module, dict]" = weakref.WeakKeyDictionary()
+_RNN_MODES = {"RNN_TANH": "RNN_TANH", "RNN_RELU": "RNN_RELU", "LSTM": "LSTM", "GRU": "GRU"}
+
+
+class _AnydnnRNN:
+    def _anydnn_rnn(self, x: torch.Tensor, dropout: float) -> _Rnn:
+        handle = ops._handle_for(x, None)
+        key = (id(handle), x.dtype, dropout)
+        cache = _RNN_CACHE.setdefault(self, {})
+        r = cache.get(key)
+        if r is None:
+            if getattr(self, "proj_size", 0):
+                raise ValueError("LSTM projections (proj_size) are not in MIOpen's RNN")
+            r = cache[key] = _Rnn(_RNN_MODES[self.mode], self.input_size, self.hidden_size,
+                                  self.num_layers, bidirectional=self.bidirectional,
+                                  bias=self.bias, dtype=str(x.dtype).replace("torch.", ""),
+                                  dropout=dropout, like=x, handle=handle)
+        return r
+
+    def forward(self, input, hx=None):
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            x, batch_sizes, sorted_idx, unsorted_idx = input
+            bs = batch_sizes.tolist()
+            batch = bs[0]
+        else:
+            batched = input.dim() == 3
+            x = input if batched else input.unsqueeze(1)
+            if self.batch_first and batched:
+                x = x.transpose(0, 1)
+            bs, batch = None, x.shape[1]
+            sorted_idx = unsorted_idx = None
+        lstm = self.mode == "LSTM"
+        dirs = 2 if self.bidirectional else 1
+        if hx is None:
+            zeros = torch.zeros(self.num_layers * dirs, batch, self.hidden_size, dtype=x.dtype,
+                                device=x.device)
+            h0, c0 = zeros, (zeros if lstm else None)
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if not packed and input.dim() == 2:
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if c0 is not None else None
+            if sorted_idx is not None:
+                h0 = h0.index_select(1, sorted_idx)
+                c0 = c0.index_select(1, sorted_idx) if c0 is not None else None
+        # Dropout between layers in training mode only; MIOpen's training forward (which keeps
+        # what backward needs) whenever autograd will ask for a backward.
+        r = self._anydnn_rnn(x, float(self.dropout) if self.training else 0.0)
+        w = r.pack({n: p.to(x.dtype) for n, p in self.named_parameters()})
+        needs_grad = torch.is_grad_enabled() and (
+            w.requires_grad or x.requires_grad or (h0 is not None and h0.requires_grad) or
+            (c0 is not None and c0.requires_grad))
+        y, hy, cy = _RnnFunction.apply(x, h0, c0, w, r, needs_grad or self.training, bs)
+        if packed:
+            out = PackedSequence(y, batch_sizes, sorted_idx, unsorted_idx)
+            if unsorted_idx is not None:
+                hy = hy.index_select(1, unsorted_idx)
+                cy = cy.index_select(1, unsorted_idx) if lstm else cy
+        else:
+            out = y.transpose(0, 1) if self.batch_first and input.dim() == 3 else y
+            if input.dim() == 2:
+                out, hy = out.squeeze(1), hy.squeeze(1)
+                cy = cy.squeeze(1) if lstm else cy
+        return out, ((hy, cy) if lstm else hy)
+
+
+class RNN(_AnydnnRNN, nn.RNN):
+    pass
+
+
+class LSTM(_AnydnnRNN, nn.LSTM):
+    pass
+
+
+class GRU(_AnydnnRNN, nn.GRU):
+    pass
+
+
 _SWAPS = {
     nn.Conv1d: Conv1d, nn.Conv2d: Conv2d, nn.Conv3d: Conv3d,
     nn.ConvTranspose1d: ConvTranspose1d, nn.ConvTranspose2d: ConvTranspose2d,
     nn.ConvTranspose3d: ConvTranspose3d,
     nn.BatchNorm1d: BatchNorm1d, nn.BatchNorm2d: BatchNorm2d, nn.BatchNorm3d: BatchNorm3d,
+    nn.RNN: RNN, nn.LSTM: LSTM, nn.GRU: GRU,
 }
 
 
 def convert(model: nn.Module) -> nn.Module:
-    """Switches every PyTorch Conv*/ConvTranspose*/BatchNorm* module of `model` (exactly those
+    """Switches every PyTorch Conv*/ConvTranspose*/BatchNorm*/RNN/LSTM/GRU module of `model` (exactly those
     classes, not subclasses) to anydnn's, in place: same object, parameters and buffers."""
     for m in model.modules():
         new = _SWAPS.get(type(m))

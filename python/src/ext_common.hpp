@@ -98,5 +98,6 @@ void describe_packed(TensorDesc& d, const std::vector<int>& lens, miopenDataType
 
 void register_conv(nb::module_& m);
 void register_batchnorm(nb::module_& m);
+void register_rnn(nb::module_& m);
 
 }  // namespace anydnn::py

@@ -101,6 +101,9 @@ void describe_packed(TensorDesc& d, const std::vector<int>& lens, miopenDataType
 NB_MODULE(_ext, m) {
   using namespace anydnn::py;
   m.doc() = "anydnn's C++ extension: MIOpen's C API on DLPack arrays (use the anydnn package)";
+  // Handles and RNN descriptors that per-thread and per-module caches still hold when the
+  // interpreter exits are expected there, not reference-count bugs.
+  nb::set_leak_warnings(false);
   // StatusError becomes anydnn.Error (defined in Python, so it can be subclassed and pickled).
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -122,4 +125,5 @@ NB_MODULE(_ext, m) {
       .def_prop_rw("stream", &Handle::stream, &Handle::set_stream);
   register_conv(m);
   register_batchnorm(m);
+  register_rnn(m);
 }
