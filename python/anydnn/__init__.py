@@ -13,6 +13,7 @@ PyTorch modules backed by anydnn are in anydnn.torch (imported on demand).
 
 from ._errors import Error
 from ._ext import Handle, miopen_version
+from .distributed import ConvProblem, tune
 from .rnn import RNN
 from .ops import (
     Algorithm,
@@ -35,6 +36,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Algorithm",
+    "ConvProblem",
     "Error",
     "Handle",
     "RNN",
@@ -53,6 +55,7 @@ __all__ = [
     "conv_solutions",
     "default_handle",
     "find",
+    "tune",
     "miopen_version",
 ]
 

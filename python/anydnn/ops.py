@@ -99,6 +99,11 @@ def default_handle(device: Tuple[str, int] = ("cpu", 0)) -> _ext.Handle:
     return h
 
 
+def clear_caches() -> None:
+    """Forgets this thread's remembered immediate-mode choices (after new find-db records)."""
+    getattr(_local, "solutions", {}).clear()
+
+
 def _handle_for(a: Any, handle: Optional[_ext.Handle]) -> _ext.Handle:
     if handle is not None:
         return handle

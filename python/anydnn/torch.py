@@ -302,6 +302,33 @@ _SWAPS = {
 }
 
 
+def problems_of(model: nn.Module, *inputs, **kwargs) -> list:
+    """The convolution problems one forward of `model` on `inputs` runs (anydnn's or PyTorch's
+    Conv / ConvTranspose modules), for anydnn.tune. The forward runs under torch.no_grad."""
+    from .distributed import ConvProblem
+
+    found = []
+
+    def hook(m, args, _out):
+        x = args[0]
+        if isinstance(m, nn.modules.conv._ConvNd) and not isinstance(m.padding, str) and \
+                m.padding_mode == "zeros":
+            found.append(ConvProblem(
+                tuple(x.shape), tuple(m.weight.shape), tuple(m.stride), tuple(m.padding),
+                tuple(m.dilation), m.groups, m.transposed, tuple(m.output_padding),
+                str(x.dtype).replace("torch.", "")))
+
+    handles = [m.register_forward_hook(hook) for m in model.modules()
+               if isinstance(m, nn.modules.conv._ConvNd)]
+    try:
+        with torch.no_grad():
+            model(*inputs, **kwargs)
+    finally:
+        for h in handles:
+            h.remove()
+    return list(dict.fromkeys(found))
+
+
 def convert(model: nn.Module) -> nn.Module:
     """Switches every PyTorch Conv*/ConvTranspose*/BatchNorm*/RNN/LSTM/GRU module of `model` (exactly those
     classes, not subclasses) to anydnn's, in place: same object, parameters and buffers."""
