@@ -47,3 +47,20 @@ if command -v python3 >/dev/null 2>&1; then
     "import importlib.metadata as m; m.distribution('nvidia-cudnn-frontend')" \
     "gpu_vs_cudnn uses cuDNN's legacy API"
 fi
+
+# The Python package and its tests (python/, docs/python.md): nanobind and scikit-build-core
+# build it, pytest / PyTorch / tqdm test it. Only for ANYDNN_PYTHON_DEPS=1 (scripts/test.sh sets
+# it; the main job and the sanitizer builds need none of it), and only what is missing: PyTorch
+# is large (CUDA wheels from PyPI).
+if [ "${ANYDNN_PYTHON_DEPS:-0}" = 1 ] && command -v python3 >/dev/null 2>&1 &&
+  python3 -m pip --version >/dev/null 2>&1; then
+  if ! python3 -c "import numpy, pytest, tqdm, nanobind, scikit_build_core, torch" 2>/dev/null; then
+    export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+    py_args=(install --quiet)
+    [ -z "${VIRTUAL_ENV:-}" ] && py_args+=(--user)
+    py_pkgs=("numpy" "pytest" "tqdm" "nanobind>=2.0" "scikit-build-core>=0.10" "torch")
+    python3 -m pip "${py_args[@]}" "${py_pkgs[@]}" ||
+      python3 -m pip "${py_args[@]}" --break-system-packages "${py_pkgs[@]}" ||
+      echo "install-deps: could not install the Python packages (the python tests are left out)" >&2
+  fi
+fi

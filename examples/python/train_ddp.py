@@ -9,7 +9,7 @@ the CUDA backend when each rank has a GPU); DistributedDataParallel averages the
 the ranks (gloo on CPUs, NCCL on GPUs). Before training, anydnn.tune spreads Find for the
 CNN's convolutions over the ranks and merges the find-dbs. Rank 0 shows a progress bar (tqdm)
 and writes the loss curve (loss.csv, and loss.png when matplotlib is installed) to --out.
-Under Slurm: srun --ntasks-per-node=2 torchrun --nnodes=$SLURM_NNODES --nproc_per_node=2
+Under Slurm: srun --ntasks-per-node=1 torchrun --nnodes=$SLURM_NNODES --nproc_per_node=2
 --rdzv_backend=c10d --rdzv_endpoint=$(scontrol show hostnames | head -1):29500 train_ddp.py
 (docs/python.md).
 """
