@@ -43,6 +43,7 @@ __all__ = [
     "Solution",
     "__version__",
     "backend",
+    "backends",
     "batch_norm_backward",
     "batch_norm_inference",
     "batch_norm_training",
@@ -60,6 +61,23 @@ __all__ = [
 ]
 
 
-def backend() -> str:
-    """The backend of this thread's default handle for host arrays ("cpu")."""
-    return default_handle().backend
+def backend(array=None) -> str:
+    """The backend that runs `array` ("cuda" for a CUDA tensor, else "cpu"), or with no array the
+    one host arrays use ("cpu")."""
+    from .ops import _device
+
+    return _device(array)[0] if array is not None else default_handle().backend
+
+
+def backends() -> tuple:
+    """The backends this build can run here: ("cpu",), plus "cuda" where the library was built
+    with the CUDA backend and a GPU is usable."""
+    from . import _ext
+
+    if not _ext.built_with_cuda:
+        return ("cpu",)
+    try:
+        Handle("cuda", 0)
+        return ("cpu", "cuda")
+    except Error:
+        return ("cpu",)

@@ -117,6 +117,11 @@ NB_MODULE(_ext, m) {
   size_t major = 0, minor = 0, patch = 0;
   miopenGetVersion(&major, &minor, &patch);
   m.attr("miopen_version") = nb::make_tuple(major, minor, patch);
+#ifdef ANYDNN_PY_WITH_CUDA
+  m.attr("built_with_cuda") = true;
+#else
+  m.attr("built_with_cuda") = false;
+#endif
 
   nb::class_<Handle>(m, "Handle")
       .def(nb::init<const std::string&, std::uintptr_t>(), nb::arg("backend") = "cpu",

@@ -148,6 +148,7 @@ def test_bad_inputs_raise_with_status_and_reason(rng):
 def test_handles_and_backends():
     h = anydnn.Handle("cpu")
     assert h.backend == "cpu" and anydnn.backend() == "cpu"
+    assert anydnn.backend(torch.zeros(1)) == "cpu" and anydnn.backends()[0] == "cpu"
     with pytest.raises(ValueError, match="backend"):
         anydnn.Handle("tpu")
     x = np.ones((1, 1, 3, 3), np.float32)

@@ -1,0 +1,116 @@
+"""anydnn.torch modules against PyTorch's own on ResNet-style blocks and an LSTM: forward and
+forward+backward time (median of --runs after warm-up, same process, same threads) and how far
+the outputs and gradients agree.
+
+    PYTHONPATH=build/python python3 bench/python/modules_vs_torch.py [--threads N] [--runs 10]
+
+PyTorch runs at its best on the CPU: its convolutions go to oneDNN (mkldnn), channels-first as
+here; torch.backends.mkldnn is left on. Ratios are anydnn / PyTorch (below 1: anydnn faster).
+"""
+
+import argparse
+import copy
+import statistics
+import time
+
+import torch
+from torch import nn
+
+import anydnn.torch as at
+
+
+def basic_block(c):
+    return nn.Sequential(nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU(),
+                         nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c))
+
+
+def bottleneck(c, mid):
+    return nn.Sequential(nn.Conv2d(c, mid, 1, bias=False), nn.BatchNorm2d(mid), nn.ReLU(),
+                         nn.Conv2d(mid, mid, 3, padding=1, bias=False), nn.BatchNorm2d(mid),
+                         nn.ReLU(), nn.Conv2d(mid, c, 1, bias=False), nn.BatchNorm2d(c))
+
+
+class Residual(nn.Module):
+    def __init__(self, body):
+        super().__init__()
+        self.body = body
+
+    def forward(self, x):
+        return torch.relu(self.body(x) + x)
+
+
+class LstmModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(256, 256, num_layers=2)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
+CASES = [
+    ("ResNet basic block c64 56x56 N8", lambda: Residual(basic_block(64)), (8, 64, 56, 56)),
+    ("ResNet basic block c128 28x28 N8", lambda: Residual(basic_block(128)), (8, 128, 28, 28)),
+    ("ResNet bottleneck c256/64 56x56 N4", lambda: Residual(bottleneck(256, 64)), (4, 256, 56, 56)),
+    ("LSTM 2x256, T=50 N=32", LstmModel, (50, 32, 256)),
+]
+
+
+def timed(fn, runs):
+    for _ in range(2):
+        fn()
+    t = []
+    for _ in range(runs):
+        s = time.perf_counter()
+        fn()
+        t.append(time.perf_counter() - s)
+    return statistics.median(t) * 1e3
+
+
+def rel_err(a, b):
+    return ((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=torch.get_num_threads())
+    ap.add_argument("--runs", type=int, default=10)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {args.threads} threads, mkldnn "
+          f"{torch.backends.mkldnn.is_available()}")
+    print(f"{'case':38s} {'fwd ms torch':>12s} {'anydnn':>8s} {'ratio':>6s} "
+          f"{'f+b ms torch':>12s} {'anydnn':>8s} {'ratio':>6s}  out err  grad err")
+    torch.manual_seed(0)
+    for name, make, shape in CASES:
+        ref = make()
+        ours = at.convert(copy.deepcopy(ref))
+        x = torch.randn(shape)
+        # agreement, train mode (batch statistics), one step
+        xr, xo = x.clone().requires_grad_(), x.clone().requires_grad_()
+        yr, yo = ref(xr), ours(xo)
+        g = torch.randn_like(yr)
+        yr.backward(g)
+        yo.backward(g)
+        out_err = rel_err(yo.detach(), yr.detach())
+        grad_err = max([rel_err(xo.grad, xr.grad)] +
+                       [rel_err(po.grad, pr.grad)
+                        for pr, po in zip(ref.parameters(), ours.parameters())])
+
+        def fwd(m):
+            with torch.no_grad():
+                m(x)
+
+        def fwd_bwd(m):
+            xx = x.clone().requires_grad_()
+            m(xx).backward(g)
+
+        tf_r, tf_o = timed(lambda: fwd(ref), args.runs), timed(lambda: fwd(ours), args.runs)
+        tb_r, tb_o = timed(lambda: fwd_bwd(ref), args.runs), timed(lambda: fwd_bwd(ours),
+                                                                    args.runs)
+        print(f"{name:38s} {tf_r:12.2f} {tf_o:8.2f} {tf_o / tf_r:6.2f} {tb_r:12.2f} {tb_o:8.2f} "
+              f"{tb_o / tb_r:6.2f}  {out_err:7.1e}  {grad_err:7.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
