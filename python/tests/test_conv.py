@@ -125,6 +125,10 @@ def test_bad_inputs_raise_with_status_and_reason(rng):
     with pytest.raises(anydnn.Error, match="data type"):
         anydnn.conv_forward(x, rng.standard_normal((4, 3, 3, 3)), out=out)
     assert (out == 7.0).all()
+    # Double data: MIOpen has no FP64 convolution; NotImplemented with the library's reason.
+    with pytest.raises(anydnn.Error, match="FP64") as e:
+        anydnn.conv_forward(x.astype(np.float64), rng.standard_normal((4, 3, 3, 3)))
+    assert e.value.status_name == "miopenStatusNotImplemented"
     with pytest.raises(ValueError, match="out has shape"):
         anydnn.conv_forward(x, rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
                             out=np.empty((1, 4, 5, 5), np.float32))
