@@ -35,11 +35,12 @@ MIOPEN_EXPORT miopenStatus_t anydnnGetConvSolverName(miopenHandle_t handle, uint
 MIOPEN_EXPORT miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const char* name,
                                                    uint64_t* solverId);
 
-/* The reason of the last call of this thread that failed, as its log line says it ("MIOpen Error:"
- * stripped), copied into `message` (at most max_size bytes with the terminating NUL; "" when no
- * call of this thread has failed). Modelled on cuDNN 9's cudnnGetLastErrorString: the record is
- * per thread, so it needs no handle and threads never see each other's errors; a later success
- * does not clear it. Language bindings use it to raise an exception that carries the reason. */
+/* Why the last failing call of this thread failed: "<function>: <reason>", the reason its log
+ * line gives without the "MIOpen Error: <file>:<line>:" prefix, copied into `message` (at most
+ * max_size bytes with the terminating NUL; "" when no call of this thread has failed). Modelled
+ * on cuDNN 9's cudnnGetLastErrorString: the record is per thread, so it needs no handle and
+ * threads never see each other's errors; a later success does not clear it. Language bindings
+ * use it to raise an exception that carries the reason. */
 MIOPEN_EXPORT void anydnnGetLastErrorString(char* message, size_t max_size);
 
 #ifdef __cplusplus
