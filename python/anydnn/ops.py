@@ -224,7 +224,8 @@ def _run(direction: int, a, b, c, conv: _Conv, handle, algorithm: Optional[Algor
         cache = getattr(_local, "solutions", None)
         if cache is None:
             cache = _local.solutions = {}
-        key = (id(h), direction, _array_key(a), _array_key(b), _array_key(c), conv.key)
+        key = (id(h), h.backend, direction, _array_key(a), _array_key(b), _array_key(c),
+               conv.key)
         hit = cache.get(key)
         if hit is None:
             sols = _ext.conv_solutions(h, direction, a, b, c, conv.params)
