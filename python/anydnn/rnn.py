@@ -114,9 +114,9 @@ class RNN:
         """PyTorch-named parameters (copies) from a packed buffer."""
         out: Dict[str, List[Any]] = {}
         g, h = _GATES[self.m], self.hidden_size
-        for off, n, name, chunk, _ in self._pieces():
-            out.setdefault(name, [None] * g)[_TORCH_CHUNK[self.m].index(chunk)] = \
-                (chunk, w[off:off + n].reshape(h, -1) if n > h else w[off:off + n])
+        for off, n, name, chunk, is_bias in self._pieces():
+            piece = w[off:off + n] if is_bias else w[off:off + n].reshape(h, -1)
+            out.setdefault(name, [None] * g)[_TORCH_CHUNK[self.m].index(chunk)] = (chunk, piece)
         result = {}
         for name, chunks in out.items():
             ordered = [t for _, t in sorted(chunks, key=lambda c: c[0])]

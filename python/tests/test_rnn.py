@@ -61,6 +61,15 @@ def test_functional_rnn_matches_torch(rng, mode, cls, layers, bidir, bias):
         torch.testing.assert_close(grads[name].double(), p.grad, rtol=1e-4, atol=1e-4, msg=name)
 
 
+def test_input_size_one_unpacks_to_matrices():
+    ref = nn.LSTM(1, 3)
+    r = anydnn.RNN("LSTM", 1, 3)
+    sd = {k: v.detach().numpy() for k, v in ref.state_dict().items()}
+    back = r.unpack(r.pack(sd))
+    assert back["weight_ih_l0"].shape == (12, 1) and back["bias_ih_l0"].shape == (12,)
+    assert all(np.array_equal(back[k], v) for k, v in sd.items())
+
+
 def test_packed_sequences_on_numpy(rng):
     torch.manual_seed(int(rng.integers(2**31)))
     ref = nn.GRU(3, 4).double()
