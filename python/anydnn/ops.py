@@ -316,9 +316,16 @@ def conv_backward_bias(dy, *, out=None, handle=None):
     return db
 
 
-def _operands(direction: int, a, b, c_shape, conv: _Conv):
-    c = _empty(b if direction == BACKWARD_WEIGHTS else a, c_shape)
-    return conv.up(a), conv.up(b), conv.up(c)
+def _operands(direction: str, a, b, c_shape, handle, conv_args):
+    """What find and conv_solutions share: the direction's number, the convolution, the handle
+    and the three operands (c allocated, of c_shape), lifted to 2-D for a 1-D problem."""
+    _check(a=a, b=b)
+    d = _DIRECTIONS.get(direction)
+    if d is None:
+        raise ValueError(f"direction must be one of {sorted(_DIRECTIONS)}, got {direction!r}")
+    conv = _make_conv(a.ndim, **conv_args)
+    c = _empty(b if d == BACKWARD_WEIGHTS else a, c_shape)
+    return d, conv, _handle_for(a, handle), conv.up(a), conv.up(b), conv.up(c)
 
 
 def find(direction: str, a, b, c_shape: Sequence[int], *, stride=1, padding=0, dilation=1,
@@ -329,13 +336,10 @@ def find(direction: str, a, b, c_shape: Sequence[int], *, stride=1, padding=0, d
     direction "forward": a = x, b = w, c_shape = y's shape; "backward_data": a = dy, b = w,
     c_shape = x's; "backward_weights": a = dy, b = x, c_shape = w's. Results go to the handle's
     find-db, as with the C API."""
-    _check(a=a, b=b)
-    d = _DIRECTIONS.get(direction)
-    if d is None:
-        raise ValueError(f"direction must be one of {sorted(_DIRECTIONS)}, got {direction!r}")
-    conv = _make_conv(a.ndim, stride, padding, dilation, groups, transposed, output_padding)
-    a2, b2, c2 = _operands(d, a, b, c_shape, conv)
-    h = _handle_for(a, handle)
+    d, conv, h, a2, b2, c2 = _operands(
+        direction, a, b, c_shape, handle,
+        dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+             transposed=transposed, output_padding=output_padding))
     ws = _workspace(a, _ext.conv_find_workspace(h, d, a2, b2, c2, conv.params))
     found = _ext.conv_find(h, d, a2, b2, c2, conv.params, ws, exhaustive)
     return [Algorithm(d, algo, t, mem) for algo, t, mem in found]
@@ -345,14 +349,11 @@ def conv_solutions(direction: str, a, b, c_shape: Sequence[int], *, stride=1, pa
                    dilation=1, groups=1, transposed=False, output_padding=0,
                    handle=None) -> List[Solution]:
     """Immediate mode's solutions for one direction (operands as in find), best first."""
-    _check(a=a, b=b)
-    d = _DIRECTIONS.get(direction)
-    if d is None:
-        raise ValueError(f"direction must be one of {sorted(_DIRECTIONS)}, got {direction!r}")
-    conv = _make_conv(a.ndim, stride, padding, dilation, groups, transposed, output_padding)
-    a2, b2, c2 = _operands(d, a, b, c_shape, conv)
-    sols = _ext.conv_solutions(_handle_for(a, handle), d, a2, b2, c2, conv.params)
-    return [Solution(*s) for s in sols]
+    d, conv, h, a2, b2, c2 = _operands(
+        direction, a, b, c_shape, handle,
+        dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+             transposed=transposed, output_padding=output_padding))
+    return [Solution(*s) for s in _ext.conv_solutions(h, d, a2, b2, c2, conv.params)]
 
 
 # --- batch normalization --------------------------------------------------------------------------

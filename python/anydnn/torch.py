@@ -215,7 +215,6 @@ class _RnnFunction(torch.autograd.Function):
 # Per module: its anydnn RNN descriptors, one per (handle, dtype) (a handle belongs to a thread;
 # the module itself stays deep-copyable and picklable).
 _RNN_CACHE: "weakref.WeakKeyDictionary[nn.Module, dict]" = weakref.WeakKeyDictionary()
-_RNN_MODES = {"RNN_TANH": "RNN_TANH", "RNN_RELU": "RNN_RELU", "LSTM": "LSTM", "GRU": "GRU"}
 
 
 class _AnydnnRNN:
@@ -227,7 +226,7 @@ class _AnydnnRNN:
         if r is None:
             if getattr(self, "proj_size", 0):
                 raise ValueError("LSTM projections (proj_size) are not in MIOpen's RNN")
-            r = cache[key] = _Rnn(_RNN_MODES[self.mode], self.input_size, self.hidden_size,
+            r = cache[key] = _Rnn(self.mode, self.input_size, self.hidden_size,
                                   self.num_layers, bidirectional=self.bidirectional,
                                   bias=self.bias, dtype=str(x.dtype).replace("torch.", ""),
                                   dropout=dropout, like=x, handle=handle)

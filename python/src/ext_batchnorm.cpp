@@ -68,10 +68,8 @@ void forward_training(const Handle& h, int mode, const In& x, Array& y, const In
                       std::optional<Array> running_var, double eps, std::optional<Array> save_mean,
                       std::optional<Array> save_inv_var) {
   TensorDesc xd, yd;
-  h.check_device(x, "x");
-  h.check_device(y, "y");
-  describe(xd, x, "x");
-  describe(yd, y, "y");
+  describe(h, xd, x, "x");
+  describe(h, yd, y, "y");
   BnParams p(h, xd, mode);
   void* s = p.ptr(scale, "scale");
   void* b = p.ptr(bias, "bias");
@@ -89,10 +87,8 @@ void forward_training(const Handle& h, int mode, const In& x, Array& y, const In
 void forward_inference(const Handle& h, int mode, const In& x, Array& y, const In& scale,
                        const In& bias, const In& mean, const In& var, double eps) {
   TensorDesc xd, yd;
-  h.check_device(x, "x");
-  h.check_device(y, "y");
-  describe(xd, x, "x");
-  describe(yd, y, "y");
+  describe(h, xd, x, "x");
+  describe(h, yd, y, "y");
   BnParams p(h, xd, mode);
   void* s = p.ptr(scale, "scale");
   void* b = p.ptr(bias, "bias");
@@ -109,12 +105,9 @@ void backward(const Handle& h, int mode, const In& x, const In& dy, Array& dx, c
               Array& dscale, Array& dbias, double eps, std::optional<In> save_mean,
               std::optional<In> save_inv_var) {
   TensorDesc xd, dyd, dxd;
-  h.check_device(x, "x");
-  h.check_device(dy, "dy");
-  h.check_device(dx, "dx");
-  describe(xd, x, "x");
-  describe(dyd, dy, "dy");
-  describe(dxd, dx, "dx");
+  describe(h, xd, x, "x");
+  describe(h, dyd, dy, "dy");
+  describe(h, dxd, dx, "dx");
   BnParams p(h, xd, mode);
   void* s = p.ptr(scale, "scale");
   void* ds = p.ptr(dscale, "dscale");

@@ -91,8 +91,9 @@ class TensorDesc {
 
 // The MIOpen data type of a DLPack dtype; ValueError for one MIOpen lacks.
 miopenDataType_t data_type_of(const ArrayView& a, const char* name);
-// Lengths and strides (in elements) of `a` into `d`.
-void describe(TensorDesc& d, const ArrayView& a, const char* name);
+// Lengths and strides (in elements) of `a` into `d`, after checking that `a` lives where the
+// handle's backend reads (ValueError otherwise).
+void describe(const Handle& h, TensorDesc& d, const ArrayView& a, const char* name);
 // A packed descriptor of the given lengths.
 void describe_packed(TensorDesc& d, const std::vector<int>& lens, miopenDataType_t type);
 

@@ -44,6 +44,22 @@ class ConvParams {
   miopenConvolutionDescriptor_t d_ = nullptr;
 };
 
+// alpha and beta as MIOpen reads them: double for double tensors, float otherwise.
+class Blend {
+ public:
+  Blend(const ArrayView& out, double alpha, double beta)
+      : dbl_(data_type_of(out, "output") == miopenDouble),
+        d_{alpha, beta},
+        f_{static_cast<float>(alpha), static_cast<float>(beta)} {}
+  const void* alpha() const { return dbl_ ? static_cast<const void*>(&d_[0]) : &f_[0]; }
+  const void* beta() const { return dbl_ ? static_cast<const void*>(&d_[1]) : &f_[1]; }
+
+ private:
+  bool dbl_;
+  double d_[2];
+  float f_[2];
+};
+
 // The three tensors of one call, described and checked against the handle's device.
 struct Call {
   TensorDesc a, b, c;
@@ -54,12 +70,9 @@ struct Call {
     static const char* names[3][3] = {{"x", "w", "y"}, {"dy", "w", "dx"}, {"dy", "x", "dw"}};
     if (direction < 0 || direction > 2) value_error("direction must be 0, 1 or 2");
     const char* const* n = names[direction];
-    h.check_device(a_, n[0]);
-    h.check_device(b_, n[1]);
-    h.check_device(c_, n[2]);
-    describe(a, a_, n[0]);
-    describe(b, b_, n[1]);
-    describe(c, c_, n[2]);
+    describe(h, a, a_, n[0]);
+    describe(h, b, b_, n[1]);
+    describe(h, c, c_, n[2]);
     pa = a_.data();
     pb = b_.data();
     pc = c_.data();
@@ -199,17 +212,15 @@ std::vector<std::tuple<int, float, size_t>> find(const Handle& h, int direction,
   return out;
 }
 
-// The legacy call with a Find algorithm: c = alpha * conv + beta * c (alpha, beta as float;
-// MIOpen reads them as double for double tensors).
+// The legacy call with a Find algorithm: c = alpha * conv + beta * c.
 void run_algorithm(const Handle& h, int direction, const In& a, const In& b, Array& c,
                    const ConvParams& p, int algo, const std::optional<Array>& workspace,
                    double alpha, double beta) {
   Call k(h, direction, a, b, c);
   const auto [ws, ws_size] = workspace_of(h, workspace);
-  const bool dbl = data_type_of(c, "c") == miopenDouble;
-  const float af = static_cast<float>(alpha), bf = static_cast<float>(beta);
-  const void* al = dbl ? static_cast<const void*>(&alpha) : &af;
-  const void* be = dbl ? static_cast<const void*>(&beta) : &bf;
+  const Blend blend(c, alpha, beta);
+  const void* al = blend.alpha();
+  const void* be = blend.beta();
   nb::gil_scoped_release release;
   if (direction == 0)
     check(miopenConvolutionForward(h.get(), al, k.a.get(), k.pa, k.b.get(), k.pb, p.get(),
@@ -227,33 +238,23 @@ void run_algorithm(const Handle& h, int direction, const In& a, const In& b, Arr
 
 // y += b (b shaped 1 x C x 1 x 1 ...), and db = the sum of dy over all but the channel axis.
 void bias_forward(const Handle& h, const In& b, Array& y) {
-  h.check_device(b, "bias");
-  h.check_device(y, "y");
   TensorDesc bd, yd;
-  describe(bd, b, "bias");
-  describe(yd, y, "y");
+  describe(h, bd, b, "bias");
+  describe(h, yd, y, "y");
   // MIOpen's forward bias is an OpTensor add, y = alpha * y + alpha * b + beta * y: alpha 1 and
   // beta 0 give y + b.
-  const float one = 1.0f, zero = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const bool dbl = data_type_of(y, "y") == miopenDouble;
-  check(miopenConvolutionForwardBias(
-      h.get(), dbl ? static_cast<const void*>(&one_d) : &one, bd.get(), b.data(),
-      dbl ? static_cast<const void*>(&zero_d) : &zero, yd.get(), y.data()));
+  const Blend blend(y, 1.0, 0.0);
+  check(miopenConvolutionForwardBias(h.get(), blend.alpha(), bd.get(), b.data(), blend.beta(),
+                                     yd.get(), y.data()));
 }
 
 void bias_backward(const Handle& h, const In& dy, Array& db) {
-  h.check_device(dy, "dy");
-  h.check_device(db, "db");
   TensorDesc dyd, dbd;
-  describe(dyd, dy, "dy");
-  describe(dbd, db, "db");
-  const float one = 1.0f, zero = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const bool dbl = data_type_of(db, "db") == miopenDouble;
-  check(miopenConvolutionBackwardBias(
-      h.get(), dbl ? static_cast<const void*>(&one_d) : &one, dyd.get(), dy.data(),
-      dbl ? static_cast<const void*>(&zero_d) : &zero, dbd.get(), db.data()));
+  describe(h, dyd, dy, "dy");
+  describe(h, dbd, db, "db");
+  const Blend blend(db, 1.0, 0.0);
+  check(miopenConvolutionBackwardBias(h.get(), blend.alpha(), dyd.get(), dy.data(), blend.beta(),
+                                      dbd.get(), db.data()));
 }
 
 }  // namespace

@@ -74,7 +74,8 @@ miopenDataType_t data_type_of(const ArrayView& a, const char* name) {
               std::to_string(t.code) + ", " + std::to_string(t.bits) + " bits)");
 }
 
-void describe(TensorDesc& d, const ArrayView& a, const char* name) {
+void describe(const Handle& h, TensorDesc& d, const ArrayView& a, const char* name) {
+  h.check_device(a, name);
   const miopenDataType_t type = data_type_of(a, name);
   if (a.ndim == 0 || a.ndim > 8) value_error(std::string(name) + " must have 1 to 8 dimensions");
   std::vector<int> lens(a.ndim), strides(a.ndim);

@@ -42,10 +42,8 @@ void expect_shape(const ArrayView& a, const std::vector<size_t>& lens, const cha
 }
 
 template <class A>
-const void* opt_ptr(const Handle& h, const std::optional<A>& a, const char* name) {
-  if (!a) return nullptr;
-  h.check_device(*a, name);
-  return a->data();
+void* ptr(const std::optional<A>& a) {
+  return a ? const_cast<void*>(static_cast<const void*>(a->data())) : nullptr;
 }
 
 class Rnn {
@@ -79,6 +77,10 @@ class Rnn {
                                       rnn_mode, bias_mode, miopenRNNdefault, type_));
     }
     describe_packed(x0_, {1, input_size}, type_);
+    TensorDesc one;
+    describe_packed(one, {1}, type_);
+    check(miopenGetTensorNumBytes(one.get(), &elem_size_));
+    check(miopenGetRNNParamsSize(h_.get(), r_, x0_.get(), &weight_bytes_, type_));
   }
   ~Rnn() {
     miopenDestroyRNNDescriptor(r_);
@@ -87,11 +89,7 @@ class Rnn {
   Rnn(const Rnn&) = delete;
   Rnn& operator=(const Rnn&) = delete;
 
-  size_t weight_bytes() const {
-    size_t n = 0;
-    check(miopenGetRNNParamsSize(h_.get(), r_, x0_.get(), &n, type_));
-    return n;
-  }
+  size_t weight_bytes() const { return weight_bytes_; }
   // (offset, count) in elements of one matrix (`bias` false) or bias of a pseudo-layer (layer *
   // directions + direction); ids as MIOpen numbers them (miopen_rnn.h).
   std::pair<size_t, size_t> offset(int layer, int id, bool bias) const {
@@ -103,7 +101,7 @@ class Rnn {
       check(miopenGetRNNLayerParamOffset(r_, layer, x0_.get(), id, d.get(), &off));
     size_t bytes = 0;
     check(miopenGetTensorNumBytes(d.get(), &bytes));
-    return {off, bytes / element_size()};
+    return {off, bytes / elem_size_};
   }
 
   // Workspace and reserve bytes for these step batch sizes.
@@ -119,28 +117,24 @@ class Rnn {
                const std::optional<In>& hx, const std::optional<In>& cx, const In& w, Array& y,
                std::optional<Array> hy, std::optional<Array> cy, std::optional<Array> workspace,
                std::optional<Array> reserve) {
-    Steps s = steps(batches);
-    TensorDesc hd, wd;
-    state_desc(hd, batches);
-    weight_desc(wd);
-    check_all({&x, &w}, {&y});
-    shapes(batches, {{x, "x", X}, {y, "y", Y}, {w, "w", W}});
-    opt_shapes(batches, {{hx, "hx"}, {cx, "cx"}}, {{hy, "hy"}, {cy, "cy"}});
-    const void* hxp = opt_ptr(h_, hx, "hx");
-    const void* cxp = opt_ptr(h_, cx, "cx");
-    void* hyp = const_cast<void*>(opt_ptr(h_, hy, "hy"));
-    void* cyp = const_cast<void*>(opt_ptr(h_, cy, "cy"));
+    const Steps s = steps(batches);
+    check_arrays(batches, {{x, "x", X}, {y, "y", Y}, {w, "w", W}});
+    check_states(batches, {{hx, "hx"}, {cx, "cx"}}, {{hy, "hy"}, {cy, "cy"}});
+    const void* hxp = ptr(hx);
+    const void* cxp = ptr(cx);
+    void* hyp = ptr(hy);
+    void* cyp = ptr(cy);
     auto [ws, wsn] = buffer(workspace, "workspace");
     auto [rs, rsn] = buffer(reserve, "reserve");
     nb::gil_scoped_release release;
+    const auto hd = s.state->get(), wd = s.weights->get();
     if (training)
-      check(miopenRNNForwardTraining(h_.get(), r_, s.t, s.x.data(), x.data(), hd.get(), hxp,
-                                     hd.get(), cxp, wd.get(), w.data(), s.y.data(), y.data(),
-                                     hd.get(), hyp, hd.get(), cyp, ws, wsn, rs, rsn));
+      check(miopenRNNForwardTraining(h_.get(), r_, s.t, s.x.data(), x.data(), hd, hxp, hd, cxp, wd,
+                                     w.data(), s.y.data(), y.data(), hd, hyp, hd, cyp, ws, wsn, rs,
+                                     rsn));
     else
-      check(miopenRNNForwardInference(h_.get(), r_, s.t, s.x.data(), x.data(), hd.get(), hxp,
-                                      hd.get(), cxp, wd.get(), w.data(), s.y.data(), y.data(),
-                                      hd.get(), hyp, hd.get(), cyp, ws, wsn));
+      check(miopenRNNForwardInference(h_.get(), r_, s.t, s.x.data(), x.data(), hd, hxp, hd, cxp, wd,
+                                      w.data(), s.y.data(), y.data(), hd, hyp, hd, cyp, ws, wsn));
   }
 
   void backward_data(const std::vector<int>& batches, const In& y, const In& dy,
@@ -148,45 +142,32 @@ class Rnn {
                      const std::optional<In>& hx, const std::optional<In>& cx, Array& dx,
                      std::optional<Array> dhx, std::optional<Array> dcx,
                      std::optional<Array> workspace, std::optional<Array> reserve) {
-    Steps s = steps(batches);
-    TensorDesc hd, wd;
-    state_desc(hd, batches);
-    weight_desc(wd);
-    check_all({&y, &dy, &w}, {&dx});
-    shapes(batches, {{y, "y", Y}, {dy, "dy", Y}, {w, "w", W}, {dx, "dx", X}});
-    opt_shapes(batches, {{dhy, "dhy"}, {dcy, "dcy"}, {hx, "hx"}, {cx, "cx"}},
-               {{dhx, "dhx"}, {dcx, "dcx"}});
+    const Steps s = steps(batches);
+    check_arrays(batches, {{y, "y", Y}, {dy, "dy", Y}, {w, "w", W}, {dx, "dx", X}});
+    check_states(batches, {{dhy, "dhy"}, {dcy, "dcy"}, {hx, "hx"}, {cx, "cx"}},
+                 {{dhx, "dhx"}, {dcx, "dcx"}});
     auto [ws, wsn] = buffer(workspace, "workspace");
     auto [rs, rsn] = buffer(reserve, "reserve");
-    const void* dhyp = opt_ptr(h_, dhy, "dhy");
-    const void* dcyp = opt_ptr(h_, dcy, "dcy");
-    const void* hxp = opt_ptr(h_, hx, "hx");
-    const void* cxp = opt_ptr(h_, cx, "cx");
-    void* dhxp = const_cast<void*>(opt_ptr(h_, dhx, "dhx"));
-    void* dcxp = const_cast<void*>(opt_ptr(h_, dcx, "dcx"));
+    const auto hd = s.state->get();
     nb::gil_scoped_release release;
-    check(miopenRNNBackwardData(h_.get(), r_, s.t, s.y.data(), y.data(), s.y.data(), dy.data(),
-                                hd.get(), dhyp, hd.get(), dcyp, wd.get(), w.data(), hd.get(), hxp,
-                                hd.get(), cxp, s.x.data(), dx.data(), hd.get(), dhxp, hd.get(),
-                                dcxp, ws, wsn, rs, rsn));
+    check(miopenRNNBackwardData(h_.get(), r_, s.t, s.y.data(), y.data(), s.y.data(), dy.data(), hd,
+                                ptr(dhy), hd, ptr(dcy), s.weights->get(), w.data(), hd, ptr(hx), hd,
+                                ptr(cx), s.x.data(), dx.data(), hd, ptr(dhx), hd, ptr(dcx), ws, wsn,
+                                rs, rsn));
   }
 
   void backward_weights(const std::vector<int>& batches, const In& x, const std::optional<In>& hx,
                         const In& y, Array& dw, std::optional<Array> workspace,
                         std::optional<Array> reserve) {
-    Steps s = steps(batches);
-    TensorDesc hd, wd;
-    state_desc(hd, batches);
-    weight_desc(wd);
-    check_all({&x, &y}, {&dw});
-    shapes(batches, {{x, "x", X}, {y, "y", Y}, {dw, "dw", W}});
-    opt_shapes(batches, {{hx, "hx"}}, {});
+    const Steps s = steps(batches);
+    check_arrays(batches, {{x, "x", X}, {y, "y", Y}, {dw, "dw", W}});
+    check_states(batches, {{hx, "hx"}}, {});
     auto [ws, wsn] = buffer(workspace, "workspace");
     auto [rs, rsn] = buffer(reserve, "reserve");
-    const void* hxp = opt_ptr(h_, hx, "hx");
     nb::gil_scoped_release release;
-    check(miopenRNNBackwardWeights(h_.get(), r_, s.t, s.x.data(), x.data(), hd.get(), hxp,
-                                   s.y.data(), y.data(), wd.get(), dw.data(), ws, wsn, rs, rsn));
+    check(miopenRNNBackwardWeights(h_.get(), r_, s.t, s.x.data(), x.data(), s.state->get(), ptr(hx),
+                                   s.y.data(), y.data(), s.weights->get(), dw.data(), ws, wsn, rs,
+                                   rsn));
   }
 
  private:
@@ -196,43 +177,47 @@ class Rnn {
     const char* name;
     Kind kind;
   };
-  void shapes(const std::vector<int>& batches, std::initializer_list<Named> arrays) const {
+  // Every array of a call: in the handle's memory, of the RNN's data type, and packed with the
+  // lengths the step descriptors give it (else MIOpen would misread it, not reject it).
+  void check_array(const ArrayView& a, const std::vector<size_t>& lens, const char* name) const {
+    h_.check_device(a, name);
+    if (data_type_of(a, name) != type_)
+      value_error(std::string(name) + "'s data type is not the RNN's");
+    expect_shape(a, lens, name);
+  }
+  void check_arrays(const std::vector<int>& batches, std::initializer_list<Named> arrays) const {
     size_t rows = 0;
     for (int b : batches)
       rows += static_cast<size_t>(b);
     for (const Named& n : arrays) {
       if (n.kind == W)
-        expect_shape(n.a, {weight_bytes() / element_size()}, n.name);
+        check_array(n.a, {weight_bytes_ / elem_size_}, n.name);
       else
-        expect_shape(n.a, {rows, static_cast<size_t>(n.kind == X ? input_ : dirs_ * hidden_)},
-                     n.name);
+        check_array(n.a, {rows, static_cast<size_t>(n.kind == X ? input_ : dirs_ * hidden_)},
+                    n.name);
     }
   }
+  // The optional hidden / cell state arrays (layers x directions, first batch, hidden).
   using OptIn = std::pair<const std::optional<In>&, const char*>;
   using OptOut = std::pair<const std::optional<Array>&, const char*>;
-  void opt_shapes(const std::vector<int>& batches, std::initializer_list<OptIn> in,
-                  std::initializer_list<OptOut> out) const {
+  void check_states(const std::vector<int>& batches, std::initializer_list<OptIn> in,
+                    std::initializer_list<OptOut> out) const {
     const std::vector<size_t> st = {static_cast<size_t>(layers_ * dirs_),
                                     static_cast<size_t>(batches.at(0)),
                                     static_cast<size_t>(hidden_)};
     for (const auto& [a, name] : in)
-      if (a) expect_shape(*a, st, name);
+      if (a) check_array(*a, st, name);
     for (const auto& [a, name] : out)
-      if (a) expect_shape(*a, st, name);
-  }
-  size_t element_size() const {
-    TensorDesc one;
-    describe_packed(one, {1}, type_);
-    size_t n = 0;
-    check(miopenGetTensorNumBytes(one.get(), &n));
-    return n;
+      if (a) check_array(*a, st, name);
   }
 
-  // The per-step descriptors; raw handles in x / y point into the owned TensorDescs.
+  // A call's descriptors: one per step for x and y (raw handles into the owned TensorDescs),
+  // the hidden-state and the weight descriptors.
   struct Steps {
     int t = 0;
     std::vector<std::unique_ptr<TensorDesc>> own;
     std::vector<miopenTensorDescriptor_t> x, y;
+    std::unique_ptr<TensorDesc> state, weights;
   };
   Steps steps(const std::vector<int>& batches) const {
     if (batches.empty()) value_error("batch_sizes is empty: a sequence needs a step");
@@ -246,24 +231,11 @@ class Rnn {
       describe_packed(*s.own.back(), {b, dirs_ * hidden_}, type_);
       s.y.push_back(s.own.back()->get());
     }
+    s.state = std::make_unique<TensorDesc>();
+    describe_packed(*s.state, {layers_ * dirs_, batches[0], hidden_}, type_);
+    s.weights = std::make_unique<TensorDesc>();
+    check(miopenGetRNNParamsDescriptor(h_.get(), r_, x0_.get(), s.weights->get(), type_));
     return s;
-  }
-  void state_desc(TensorDesc& d, const std::vector<int>& batches) const {
-    describe_packed(d, {layers_ * dirs_, batches.at(0), hidden_}, type_);
-  }
-  void weight_desc(TensorDesc& d) const {
-    check(miopenGetRNNParamsDescriptor(h_.get(), r_, x0_.get(), d.get(), type_));
-  }
-  void check_all(std::initializer_list<const In*> in, std::initializer_list<const Array*> out) {
-    for (const In* a : in) {
-      h_.check_device(*a, "input");
-      if (data_type_of(*a, "input") != type_) value_error("an input's data type is not the RNN's");
-    }
-    for (const Array* a : out) {
-      h_.check_device(*a, "output");
-      if (data_type_of(*a, "output") != type_)
-        value_error("an output's data type is not the RNN's");
-    }
   }
   std::pair<void*, size_t> buffer(const std::optional<Array>& a, const char* name) const {
     if (!a) return {nullptr, 0};
@@ -278,6 +250,7 @@ class Rnn {
   miopenRNNDescriptor_t r_ = nullptr;
   miopenDropoutDescriptor_t drop_ = nullptr;
   TensorDesc x0_;
+  size_t elem_size_ = 0, weight_bytes_ = 0;  // fixed by the descriptor
 };
 
 size_t dropout_states_size(const Handle& h) {

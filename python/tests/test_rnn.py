@@ -156,5 +156,7 @@ def test_bad_rnn_arguments():
         r.forward(np.zeros((2, 1, 3), np.float32), w[:-1])
     with pytest.raises(ValueError, match="hx must be"):
         r.forward(np.zeros((2, 1, 3), np.float32), w, np.zeros((1, 2, 4), np.float32))
+    with pytest.raises(ValueError, match="hx's data type"):  # would be misread, not rejected
+        r.forward(np.zeros((2, 1, 3), np.float32), w, np.zeros((1, 1, 4), np.float64))
     with pytest.raises(ValueError, match="proj_size"):
         at.LSTM(3, 4, proj_size=2)(torch.zeros(2, 1, 3))
