@@ -57,6 +57,7 @@ class RNN:
         self.dtype = dtype
         self._elem = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8}[dtype]
         self.weight_count = self._r.weight_bytes() // self._elem
+        self._layout: Optional[List[tuple]] = None
 
     # --- weights ------------------------------------------------------------------------------
 
@@ -72,26 +73,32 @@ class RNN:
         names = [f"weight_ih_{sfx}", f"weight_hh_{sfx}"]
         return names + ([f"bias_ih_{sfx}", f"bias_hh_{sfx}"] if self.bias else [])
 
-    def _pieces(self):
-        """(offset, count, torch name, gate chunk index, is_bias) of every piece of the buffer."""
-        g = _GATES[self.m]
-        for layer in range(self.num_layers):
-            for d in range(self.dirs):
-                names = self._torch_names(layer, d)
-                for k in range(2 * g):
-                    gemm, gate = divmod(k, g)
-                    chunk = _TORCH_CHUNK[self.m][gate]
-                    off, n = self.param_offset(layer, d, k)
-                    yield off, n, names[gemm], chunk, False
-                    if self.bias:
-                        off, n = self.bias_offset(layer, d, k)
-                        yield off, n, names[2 + gemm], chunk, True
+    def _pieces(self) -> List[tuple]:
+        """(offset, count, torch name, gate chunk index, is_bias) of every piece of the buffer,
+        by offset. The layout is fixed by the descriptor: asked of the library once, not on
+        every pack (which the modules do on every forward)."""
+        if self._layout is None:
+            g = _GATES[self.m]
+            pieces = []
+            for layer in range(self.num_layers):
+                for d in range(self.dirs):
+                    names = self._torch_names(layer, d)
+                    for k in range(2 * g):
+                        gemm, gate = divmod(k, g)
+                        chunk = _TORCH_CHUNK[self.m][gate]
+                        off, n = self.param_offset(layer, d, k)
+                        pieces.append((off, n, names[gemm], chunk, False))
+                        if self.bias:
+                            off, n = self.bias_offset(layer, d, k)
+                            pieces.append((off, n, names[2 + gemm], chunk, True))
+            self._layout = sorted(pieces)
+        return self._layout
 
     def pack(self, params: Dict[str, Any]):
         """MIOpen's packed weight buffer from PyTorch-named tensors (weight_ih_l0, bias_hh_l1,
         ..., as nn.LSTM's state_dict). With torch tensors the result is differentiable: the
         gradient of the buffer flows back to each parameter."""
-        pieces = sorted(self._pieces())
+        pieces = self._pieces()
         h = self.hidden_size
         parts, pos = [], 0
         for off, n, name, chunk, _ in pieces:
