@@ -29,7 +29,7 @@ def loss_of(cnn, lstm, x, t, seq, target):
     return F.mse_loss(cnn(x), t) + F.mse_loss(lstm(seq)[0], target)
 
 
-def worker(rank, world, port, tmp, queue):
+def worker(rank, world, port, tmp, queue, device="cpu"):
     # Separate find-db directories: the ranks stand for machines that share nothing.
     os.environ["MIOPEN_USER_DB_PATH"] = os.path.join(tmp, f"db{rank}")
     os.environ["MASTER_ADDR"] = "127.0.0.1"
@@ -45,25 +45,29 @@ def worker(rank, world, port, tmp, queue):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=world)
     try:
-        cnn, lstm = make_models()
+        # On "cuda" both ranks share GPU 0 (gloo moves CUDA tensors too): the anydnn modules run
+        # on the CUDA backend, and tune measures there.
+        cnn, lstm = (m.to(device) for m in make_models())
         dcnn, dlstm = DDP(cnn), DDP(lstm)
-        x, t, seq, target = data()
+        x, t, seq, target = (a.to(device) for a in data())
         half = x.shape[0] // world
         sl = slice(rank * half, (rank + 1) * half)
         loss_of(dcnn, dlstm, x[sl], t[sl], seq[:, sl], target[:, sl]).backward()
-        grads = [p.grad.numpy().copy() for p in list(cnn.parameters()) + list(lstm.parameters())]
+        grads = [p.grad.cpu().numpy().copy()
+                 for p in list(cnn.parameters()) + list(lstm.parameters())]
 
         problems = at.problems_of(cnn, x[sl])
-        stats = anydnn.tune(problems)
+        stats = anydnn.tune(problems, device=torch.device(device))
         records = read_records()
         keys = sorted({r[0] for rows in records.values() for r in rows})
         # The library itself reads the merged records: a problem the other rank measured comes
         # back from immediate mode with a measured time.
         p = problems[(rank + 1) % len(problems)]
         args = p.conv_args()
-        xs = torch.randn(p.x_shape)
+        xs = torch.randn(p.x_shape, device=device)
         ys = anydnn.conv_output_shape(p.x_shape, p.w_shape, **args)
-        first = anydnn.conv_solutions("forward", xs, torch.randn(p.w_shape), ys, **args)[0]
+        first = anydnn.conv_solutions("forward", xs, torch.randn(p.w_shape, device=device), ys,
+                                      **args)[0]
         queue.put((rank, grads, stats, keys, len(problems), first.time))
     finally:
         dist.destroy_process_group()

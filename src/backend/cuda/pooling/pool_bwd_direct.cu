@@ -1,7 +1,8 @@
 // PoolBwdDirect (CUDA): one thread per input element (grid-stride), gathering from the outputs
-// whose windows cover it (pooling_math.hpp): every dx element is written once, with no atomics,
-// so reruns give identical bytes.
+// whose windows cover it (pooling_math.hpp; 2-D problems: pool_2d_kernels.cuh, 32-bit indices):
+// every dx element is written once, with no atomics, so reruns give identical bytes.
 #include "backend/cuda/cuda_check.hpp"
+#include "backend/cuda/pooling/pool_2d_kernels.cuh"
 #include "backend/cuda/pooling/pool_cuda_util.cuh"
 #include "pooling/pooling_registry.hpp"
 #include "pooling/pooling_solver_specs.hpp"
@@ -40,8 +41,25 @@ class PoolBwdDirect final : public PoolBwdDirectSpec {
     const pool::PoolGeometry& g = p.geometry();
     const unsigned grid = pool_util::grid_for(be, g.in_count());
     cudaStream_t s = be.cuda_stream();
+    pool2d::Geometry q;
+    const bool two_d = pool2d::make(g, q);
+    // Channels-last dx (unit channel stride): consecutive threads take consecutive channels, so
+    // the dx stores coalesce.
+    const bool channels_inner = g.xs[1] == 1 && g.c > 1;
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
+      const T* dy = static_cast<const T*>(b.dy);
+      T* dx = static_cast<T*>(b.dx);
+      if (two_d && channels_inner) {
+        pool2d::backward<T, true>
+            <<<grid, pool_util::kBlock, 0, s>>>(q, dy, dx, b.workspace, b.alpha, b.beta);
+        return;
+      }
+      if (two_d) {
+        pool2d::backward<T, false>
+            <<<grid, pool_util::kBlock, 0, s>>>(q, dy, dx, b.workspace, b.alpha, b.beta);
+        return;
+      }
       pool_backward<T><<<grid, pool_util::kBlock, 0, s>>>(
           g, static_cast<const T*>(b.dy), static_cast<T*>(b.dx), b.workspace, b.alpha, b.beta);
     });

@@ -1,10 +1,12 @@
 // The CUDA pooling forward both forward solvers launch: one thread per output element
-// (grid-stride), each running pooling_math.hpp's window loop (the CPU solvers' code).
+// (grid-stride), each running pooling_math.hpp's window loop (the CPU solvers' code), or for 2-D
+// problems the same arithmetic with 32-bit indices (pool_2d_kernels.cuh).
 // ChannelsInner picks which index consecutive threads take: c for NHWC / NDHWC
 // (PoolFwdChannelsLast: coalesced channel rows), ow for NCHW (PoolFwdDirect).
 #pragma once
 
 #include "backend/cuda/cuda_check.hpp"
+#include "backend/cuda/pooling/pool_2d_kernels.cuh"
 #include "backend/cuda/pooling/pool_cuda_util.cuh"
 #include "problem/pooling_problem.hpp"
 #include "solver/solver_contract.hpp"
@@ -55,8 +57,16 @@ void launch_pool_forward(const ExecutionContext& ctx, const PoolingProblem& p,
   const pool::PoolGeometry& g = p.geometry();
   const unsigned grid = pool_util::grid_for(be, g.out_count());
   cudaStream_t s = be.cuda_stream();
+  pool2d::Geometry q;
+  const bool two_d = pool2d::make(g, q);
   dispatch_float_type(p.data_type(), [&](auto tag) {
     using T = decltype(tag);
+    if (two_d) {
+      pool2d::forward<T, ChannelsInner>
+          <<<grid, pool_util::kBlock, 0, s>>>(q, static_cast<const T*>(b.x), static_cast<T*>(b.y),
+                                              b.workspace, p.saves_index(), b.alpha, b.beta);
+      return;
+    }
     pool_forward<T, ChannelsInner>
         <<<grid, pool_util::kBlock, 0, s>>>(g, static_cast<const T*>(b.x), static_cast<T*>(b.y),
                                             b.workspace, p.saves_index(), b.alpha, b.beta);

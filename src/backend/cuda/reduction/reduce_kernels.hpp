@@ -15,8 +15,9 @@ enum class ReduceWalk {
   // One block per output; its threads stride over the output's unit-stride run (coalesced),
   // then combine their partials through warp shuffles and shared memory.
   Rows,
-  // One thread per output; neighbouring threads own neighbouring outputs, so each step of the
-  // reduced walk is one coalesced load across the warp.
+  // A block per tile of 32 (or 8) neighbouring outputs, so each step of the reduced walk is one
+  // coalesced load across a warp; the tile's reduced elements are split over the block's row
+  // slices, merged in a fixed order.
   Columns,
   // One block per output; its threads stride over the reduced flat index, each decomposed over
   // the reduced dimensions (any strides), then the block reduction of Rows.

@@ -7,10 +7,14 @@
 //     shared-memory reduction for the max and the sum (backward: the dot product). For INSTANCE
 //     mode and for CHANNEL mode with few pixels per image (e.g. a classifier's 1x1 outputs with
 //     large C).
+//   - group_per_warp: one warp per group, the group in registers: packed contiguous rows of up
+//     to 1024 elements, many of them (attention rows).
 // The arithmetic is softmax_math.hpp's, shared with the CPU solvers.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
@@ -135,6 +139,76 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// Warp-wide reduction by butterfly (every lane gets the same result, in the same order).
+template <bool Max>
+__device__ inline float warp_reduce(float v) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const float w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = Max ? fmaxf(v, w) : v + w;
+  }
+  return v;
+}
+
+// One warp per group of a packed tensor whose groups are contiguous rows (inner == 1), the row
+// held in registers (PerLane elements a lane, rows up to 32 * PerLane): one read of the input
+// instead of two or three, and shuffles instead of block barriers. For many short rows
+// (transformer attention: 65,536 rows of 128), where a block per row left half its threads idle
+// and paid three barriers a row.
+template <int PerLane, miopenSoftmaxAlgorithm_t A, bool Fwd, class T>
+__global__ void __launch_bounds__(kBlock) group_per_warp(const T* in, const T* dy, T* out, Args a) {
+  const int lane = threadIdx.x & 31;
+  constexpr int kWarps = kBlock / 32;
+  const bool prior = a.beta != 0.0f;
+  for (long long g = blockIdx.x * static_cast<long long>(kWarps) + (threadIdx.x >> 5); g < a.groups;
+       g += static_cast<long long>(gridDim.x) * kWarps) {
+    const long long base = g * a.vec;
+    float xv[PerLane], dv[PerLane];
+#pragma unroll
+    for (int k = 0; k < PerLane; ++k) {
+      const long long v = lane + 32LL * k;
+      xv[k] = v < a.vec ? load(in[base + v]) : 0.0f;
+      if constexpr (!Fwd) dv[k] = v < a.vec ? load(dy[base + v]) : 0.0f;
+    }
+    if constexpr (Fwd) {
+      float m = -INFINITY;
+      if (A != MIOPEN_SOFTMAX_FAST) {
+#pragma unroll
+        for (int k = 0; k < PerLane; ++k)
+          if (lane + 32LL * k < a.vec) m = fmaxf(m, xv[k]);
+        m = warp_reduce<true>(m);
+      }
+      float s = 0.0f;
+#pragma unroll
+      for (int k = 0; k < PerLane; ++k)
+        if (lane + 32LL * k < a.vec) s += softmax::forward_term<A>(xv[k], m);
+      s = warp_reduce<false>(s);
+      const softmax::FwdStats st = softmax::forward_stats<A>(m, s);
+#pragma unroll
+      for (int k = 0; k < PerLane; ++k) {
+        const long long v = lane + 32LL * k;
+        if (v >= a.vec) continue;
+        T& o = out[base + v];
+        const float r = softmax::forward_value<A>(xv[k], st);
+        o = store<T>(softmax::blend(r, a.alpha, a.beta, prior ? load(o) : 0.0f, prior));
+      }
+    } else {
+      float dot = 0.0f;
+#pragma unroll
+      for (int k = 0; k < PerLane; ++k)
+        if (lane + 32LL * k < a.vec) dot += softmax::backward_term<A>(xv[k], dv[k]);
+      dot = warp_reduce<false>(dot);
+#pragma unroll
+      for (int k = 0; k < PerLane; ++k) {
+        const long long v = lane + 32LL * k;
+        if (v >= a.vec) continue;
+        T& o = out[base + v];
+        const float r = softmax::backward_value<A>(xv[k], dv[k], dot);
+        o = store<T>(softmax::blend(r, a.alpha, a.beta, prior ? load(o) : 0.0f, prior));
+      }
+    }
+  }
+}
+
 // A thread per group pays when a warp's 32 groups are neighbouring pixels (CHANNEL mode, 32 or
 // more pixels per image) and there are enough groups to fill the GPU; otherwise a block per
 // group.
@@ -143,10 +217,52 @@ inline bool thread_per_group(const SoftmaxProblem& p, const CudaBackend& be) {
   return p.mode() == MIOPEN_SOFTMAX_MODE_CHANNEL && p.inner() >= 32 && p.groups() >= enough;
 }
 
+// A warp per group: rows contiguous in memory (packed, inner == 1), short enough for registers,
+// and enough of them to give every SM several warps.
+inline bool warp_per_group(const SoftmaxProblem& p, const CudaBackend& be) {
+  return p.inner() == 1 && p.vector() <= 1024 &&
+         p.groups() >= static_cast<long long>(be.properties().multiProcessorCount) * 8;
+}
+
+inline void launch_per_warp(CudaBackend& be, const SoftmaxProblem& p, const SoftmaxBuffers& b,
+                            const Args& a) {
+  const long long cap = static_cast<long long>(be.properties().multiProcessorCount) * 16;
+  const long long want = (a.groups + kBlock / 32 - 1) / (kBlock / 32);
+  const unsigned grid = static_cast<unsigned>(want < cap ? want : cap);
+  cudaStream_t s = be.cuda_stream();
+  const auto go = [&](auto per_lane) {
+    constexpr int L = decltype(per_lane)::value;
+    dispatch_float_type(p.data_type(), [&](auto tag) {
+      using T = decltype(tag);
+      softmax::dispatch_algorithm(p.algorithm(), [&](auto algo) {
+        constexpr miopenSoftmaxAlgorithm_t A = decltype(algo)::value;
+        if (p.forward())
+          group_per_warp<L, A, true, T><<<grid, kBlock, 0, s>>>(static_cast<const T*>(b.x), nullptr,
+                                                                static_cast<T*>(b.y), a);
+        else
+          group_per_warp<L, A, false, T><<<grid, kBlock, 0, s>>>(
+              static_cast<const T*>(b.y), static_cast<const T*>(b.dy), static_cast<T*>(b.dx), a);
+      });
+    });
+  };
+  if (a.vec <= 128)
+    go(std::integral_constant<int, 4>{});
+  else if (a.vec <= 256)
+    go(std::integral_constant<int, 8>{});
+  else if (a.vec <= 512)
+    go(std::integral_constant<int, 16>{});
+  else
+    go(std::integral_constant<int, 32>{});
+  ANYDNN_CUDA_LAUNCHED("softmax");
+}
+
 template <class Addr>
 void launch(CudaBackend& be, const SoftmaxProblem& p, const SoftmaxBuffers& b, const Addr& addr) {
   const Args a{p.groups(), p.vector(), p.alpha(), p.beta()};
   const bool per_thread = thread_per_group(p, be);
+  if constexpr (std::is_same_v<Addr, PackedAddr>) {
+    if (!per_thread && warp_per_group(p, be)) return launch_per_warp(be, p, b, a);
+  }
   const long long cap = static_cast<long long>(be.properties().multiProcessorCount) * 32;
   const unsigned grid = static_cast<unsigned>(per_thread ? (a.groups + kBlock - 1) / kBlock
                                                          : (a.groups < cap ? a.groups : cap));
