@@ -8,8 +8,9 @@
 #   5. with CASES=1, MIOpen's cases and the shape sets at full size (scripts/run-cases.sh).
 #   --sanitize (first argument): instead of steps 2-5, the GPU test program under
 #      compute-sanitizer's memcheck, racecheck, synccheck and initcheck, one tool at a time
-#      (SANITIZE_FILTER: a gtest filter, default every test; SANITIZE_TOOLS: a subset); each
-#      tool's summary line is printed and any error fails the run.
+#      (SANITIZE_FILTER: a gtest filter, default every test but the ConvHeuristic timing
+#      comparisons, whose 1.2x bounds cannot hold under a tool's slowdown; SANITIZE_TOOLS: a
+#      subset); each tool's summary line is printed and any error fails the run.
 # BUILD_DIR (default build-gpu), ANYDNN_CUDA_ARCH (default 90), CTEST_ARGS (extra ctest flags).
 # Extra arguments go to cmake. Exit status: non-zero when a step fails.
 set -euo pipefail
@@ -35,7 +36,7 @@ if [ "$sanitize" = 1 ]; then
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     # cuBLAS and CUTLASS kernels are checked too; the report's last line is the summary.
     "$san" --tool "$tool" "${extra[@]}" --error-exitcode 3 --print-limit 50 \
-      ./bin/anydnn_gpu_tests --gtest_filter="${SANITIZE_FILTER:-*}" --gtest_brief=1 \
+      ./bin/anydnn_gpu_tests --gtest_filter="${SANITIZE_FILTER:--*ConvHeuristic*}" --gtest_brief=1 \
       > "$build/sanitize-$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|tests? (passed|failed)|FAILED" \
       "$build/sanitize-$tool.log" | tail -5

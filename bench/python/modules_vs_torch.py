@@ -6,20 +6,33 @@ ill-conditioned (an output that lands on the other side of 0 flips a mask), so t
 errors grow with the forward error; compare the two libraries' columns, not the absolute values.
 
     PYTHONPATH=build/python python3 bench/python/modules_vs_torch.py [--threads N] [--runs 10]
+        [--device cpu|cuda] [--tf32]
 
 PyTorch runs at its best on the CPU: its convolutions go to oneDNN (mkldnn), channels-first as
-here; torch.backends.mkldnn is left on. Ratios are anydnn / PyTorch (below 1: anydnn faster).
+here; torch.backends.mkldnn is left on. On CUDA (a CUDA build of the package): PyTorch with
+cudnn.benchmark (autotuned algorithms) and anydnn after anydnn.tune on the same problems (its
+Find, recorded in the find-db); both in strict fp32 unless --tf32, which allows TF32 on both
+sides (PyTorch's cudnn.allow_tf32 and matmul, anydnn's ANYDNN_CONV_ALLOW_TF32). Times on CUDA
+include a synchronisation at the end of each call. Ratios are anydnn / PyTorch (below 1: anydnn
+faster).
 """
 
 import argparse
 import copy
+import os
 import statistics
+import sys
 import time
 
-import torch
-from torch import nn
+# anydnn reads its configuration when a handle is created: set before the first one.
+if "--tf32" in sys.argv:
+    os.environ["ANYDNN_CONV_ALLOW_TF32"] = "1"
 
-import anydnn.torch as at
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+import anydnn  # noqa: E402
+import anydnn.torch as at  # noqa: E402
 
 
 def basic_block(c):
@@ -59,13 +72,15 @@ CASES = [
 ]
 
 
-def timed(fn, runs):
+def timed(fn, runs, sync=lambda: None):
     for _ in range(2):
         fn()
+    sync()
     t = []
     for _ in range(runs):
         s = time.perf_counter()
         fn()
+        sync()
         t.append(time.perf_counter() - s)
     return statistics.median(t) * 1e3
 
@@ -78,18 +93,31 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    ap.add_argument("--tf32", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    print(f"torch {torch.__version__}, {args.threads} threads, mkldnn "
-          f"{torch.backends.mkldnn.is_available()}")
+    dev = torch.device(args.device)
+    sync = (lambda: None) if args.device == "cpu" else torch.cuda.synchronize
+    if args.device == "cuda":
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.tf32
+        print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, cuDNN "
+              f"{torch.backends.cudnn.version()}, cudnn.benchmark on, TF32 "
+              f"{'on' if args.tf32 else 'off'} (both libraries)")
+    else:
+        print(f"torch {torch.__version__}, {args.threads} threads, mkldnn "
+              f"{torch.backends.mkldnn.is_available()}")
     print(f"{'case':38s} {'fwd ms torch':>12s} {'anydnn':>8s} {'ratio':>6s} "
           f"{'f+b ms torch':>12s} {'anydnn':>8s} {'ratio':>6s}  out err torch / anydnn  "
           f"grad err torch / anydnn")
     torch.manual_seed(0)
     for name, make, shape in CASES:
-        ref = make()
+        ref = make().to(dev)
         ours = at.convert(copy.deepcopy(ref))
-        x = torch.randn(shape)
+        x = torch.randn(shape, device=dev)
+        if args.device == "cuda":
+            anydnn.tune(at.problems_of(ours, x), device=dev)
         # agreement with float64, train mode (batch statistics), one step
         dbl = copy.deepcopy(ref).double()
         xr, xo, xd = x.clone().requires_grad_(), x.clone().requires_grad_(), \
@@ -113,9 +141,10 @@ def main():
             xx = x.clone().requires_grad_()
             m(xx).backward(g)
 
-        tf_r, tf_o = timed(lambda: fwd(ref), args.runs), timed(lambda: fwd(ours), args.runs)
-        tb_r, tb_o = timed(lambda: fwd_bwd(ref), args.runs), timed(lambda: fwd_bwd(ours),
-                                                                    args.runs)
+        tf_r, tf_o = timed(lambda: fwd(ref), args.runs, sync), timed(lambda: fwd(ours), args.runs,
+                                                                      sync)
+        tb_r = timed(lambda: fwd_bwd(ref), args.runs, sync)
+        tb_o = timed(lambda: fwd_bwd(ours), args.runs, sync)
         print(f"{name:38s} {tf_r:12.2f} {tf_o:8.2f} {tf_o / tf_r:6.2f} {tb_r:12.2f} {tb_o:8.2f} "
               f"{tb_o / tb_r:6.2f}  {out_err[0]:9.1e} / {out_err[1]:7.1e}    "
               f"{grad_err[0]:9.1e} / {grad_err[1]:7.1e}", flush=True)
