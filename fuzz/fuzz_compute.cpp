@@ -232,10 +232,8 @@ void batch_norm(FuzzedDataProvider& fdp, miopenHandle_t h) {
   const size_t pbytes = std::max({s.buf.size(), b.buf.size(), m.buf.size(), v.buf.size()});
   for (Tensor* t : {&s, &b, &m, &v})
     t->buf.resize(pbytes);
-  std::vector<uint8_t> rm(pbytes), rv(pbytes), sm(pbytes), sv(pbytes);
-  auto opt = [&](std::vector<uint8_t>& buf) -> void* {
-    return fdp.ConsumeBool() ? buf.data() : nullptr;
-  };
+  Bytes rm(pbytes), rv(pbytes), sm(pbytes), sv(pbytes);
+  auto opt = [&](Bytes& buf) -> void* { return fdp.ConsumeBool() ? buf.data() : nullptr; };
   float alpha = 1.0f, beta = fdp.ConsumeBool() ? 0.0f : 0.5f;
   const double eps = fdp.ConsumeBool() ? 1e-5 : fdp.ConsumeFloatingPoint<double>();
   const double factor = fdp.ConsumeBool() ? 0.1 : fdp.ConsumeFloatingPoint<double>();
@@ -263,7 +261,7 @@ void batch_norm(FuzzedDataProvider& fdp, miopenHandle_t h) {
       break;
     case 2: {
       // dy lives in y's buffer; dscale / dbias in buffers of the scale / bias size.
-      std::vector<uint8_t> ds(s.buf), db(b.buf);
+      Bytes ds(s.buf), db(b.buf);
       if (v2)
         miopenBatchNormalizationBackward_V2(h, mode, &alpha, &beta, &alpha, &beta, x.desc, x.data(),
                                             y.desc, y.data(), dx.desc, dx.data(), s.desc, b.desc,
@@ -280,7 +278,7 @@ void batch_norm(FuzzedDataProvider& fdp, miopenHandle_t h) {
 
 struct Dropout {
   miopenDropoutDescriptor_t desc = nullptr;
-  std::vector<uint8_t> states;
+  Bytes states;
   Dropout() { miopenCreateDropoutDescriptor(&desc); }
   ~Dropout() { miopenDestroyDropoutDescriptor(desc); }
   void set(FuzzedDataProvider& fdp, miopenHandle_t h) {
@@ -381,8 +379,8 @@ void rnn(FuzzedDataProvider& fdp, miopenHandle_t h) {
     set_tensor(fdp, w, type, 1);
   if (!hx.alloc(fdp) || !cx.alloc(fdp) || !hy.alloc(fdp) || !cy.alloc(fdp) || !w.alloc(fdp)) return;
   if (xbytes > kMaxElems * 8 || ybytes > kMaxElems * 8) return;
-  std::vector<uint8_t> x(xbytes + 1), y(ybytes + 1), dx(xbytes + 1), dy(ybytes + 1);
-  std::vector<uint8_t> dw(w.buf.size());
+  Bytes x(xbytes + 1), y(ybytes + 1), dx(xbytes + 1), dy(ybytes + 1);
+  Bytes dw(w.buf.size());
   size_t need_ws = 0, need_rs = 0;
   miopenGetRNNWorkspaceSize(h, r.desc, seq, xd.data(), &need_ws);
   miopenGetRNNTrainingReserveSize(h, r.desc, seq, xd.data(), &need_rs);
@@ -448,7 +446,7 @@ void rnn_seq(FuzzedDataProvider& fdp, miopenHandle_t h) {
                                       fdp.ConsumeIntegralInRange(0, 7) == 0 ? hidden : D * hidden,
                                       lens.data(), &pad);
   // x and y buffers: max_len * batch * width floats (every layout's padded size).
-  std::vector<float> x(static_cast<size_t>(max_len * batch * input) + 1),
+  Buffer<float> x(static_cast<size_t>(max_len * batch * input) + 1),
       y(static_cast<size_t>(max_len * batch * D * hidden) + 1);
   Tensor hd, cd;
   const std::array<int, 3> hl = {layers * D, fdp.ConsumeIntegralInRange(0, 7) == 0 ? 1 : batch,
@@ -456,7 +454,7 @@ void rnn_seq(FuzzedDataProvider& fdp, miopenHandle_t h) {
   miopenSetTensorDescriptor(hd.desc, miopenFloat, 3, hl.data(), nullptr);
   miopenSetTensorDescriptor(cd.desc, miopenFloat, 3, hl.data(), nullptr);
   if (!hd.alloc(fdp) || !cd.alloc(fdp)) return;
-  std::vector<uint8_t> hy(hd.buf.size()), cy(cd.buf.size());
+  Bytes hy(hd.buf.size()), cy(cd.buf.size());
   // The weight space: its size from the params query, or claimed by the bytes.
   size_t wneed = 0;
   Tensor x0;
@@ -473,8 +471,8 @@ void rnn_seq(FuzzedDataProvider& fdp, miopenHandle_t h) {
                        cd.data(), cy.data(), ys.desc, y.data(), ws_ptr(fdp, wspace), wspace.size(),
                        ws_ptr(fdp, ws), ws.size(), ws_ptr(fdp, rs), rs.size());
   if (rc != miopenStatusSuccess || !fdp.ConsumeBool()) return;
-  std::vector<float> dx(x.size()), dy(y.size());
-  std::vector<uint8_t> dw(wspace.size());
+  Buffer<float> dx(x.size()), dy(y.size());
+  Bytes dw(wspace.size());
   if (fdp.ConsumeBool())
     miopenRNNBackwardSeqData(h, r.desc, ys.desc, y.data(), dy.data(), hd.desc, hd.data(), hy.data(),
                              hy.data(), cd.desc, cd.data(), cy.data(), cy.data(), xs.desc,
@@ -493,6 +491,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Records must not carry over from one input to the next (reproducibility); fuzz_find_db
   // covers the database.
   setenv("MIOPEN_DEBUG_DISABLE_FIND_DB", "1", 1);
+#if defined(ANYDNN_FUZZ_CUDA)
+  setenv("MIOPEN_BACKEND", "cuda", 1);
+#endif
   return 0;
 }
 
@@ -531,6 +532,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     }
   }
+  check_device();
   miopenDestroy(h);
   return 0;
 }

@@ -1,14 +1,23 @@
 // What the fuzz_compute harness's call families share: tensors whose buffers are exactly as
 // large as their descriptors say, fuzzed descriptors and data types, and workspaces with fuzzed
-// claimed sizes. Header-only (one harness, two translation units: fuzz_compute.cpp for
-// convolution, batch norm, RNN and dropout, fuzz_compute_layers.cpp for the layer families).
+// claimed sizes, in host or (fuzz_compute_cuda) CUDA managed memory. Header-only (one harness, two
+// translation units: fuzz_compute.cpp for convolution, batch norm, RNN and dropout,
+// fuzz_compute_layers.cpp for the layer families).
 #pragma once
 
 #include <miopen/miopen.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <vector>
+
+#if defined(ANYDNN_FUZZ_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 #include "fuzz_common.hpp"
 
@@ -18,9 +27,62 @@ using anydnn::fuzz::enum_value;
 
 constexpr size_t kMaxElems = 4096;
 
+// fuzz_compute_cuda: waits for the GPU and aborts (a crash for the fuzzer) when a kernel faulted.
+// A no-op in the CPU harness.
+inline void check_device() {
+#if defined(ANYDNN_FUZZ_CUDA)
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "fuzz_compute_cuda: %s after a library call\n", cudaGetErrorString(e));
+    std::abort();
+  }
+#endif
+}
+
+// The memory of every buffer the library reads or writes: host memory, or in fuzz_compute_cuda
+// CUDA managed memory, which both the CUDA backend's kernels and the harness's host code reach
+// (small: the harness's tensors hold at most kMaxElems elements, workspaces 16 MiB).
+template <class T>
+struct CallAlloc {
+  using value_type = T;
+  CallAlloc() = default;
+  template <class U>
+  CallAlloc(const CallAlloc<U>&) {}
+  T* allocate(size_t n) {
+#if defined(ANYDNN_FUZZ_CUDA)
+    void* p = nullptr;
+    if (cudaMallocManaged(&p, std::max<size_t>(n * sizeof(T), 1)) != cudaSuccess)
+      throw std::bad_alloc();
+    return static_cast<T*>(p);
+#else
+    return std::allocator<T>().allocate(n);
+#endif
+  }
+  void deallocate(T* p, size_t n) {
+#if defined(ANYDNN_FUZZ_CUDA)
+    (void)n;
+    check_device();  // kernels on the handle's stream may still use it
+    cudaFree(p);
+#else
+    std::allocator<T>().deallocate(p, n);
+#endif
+  }
+  template <class U>
+  bool operator==(const CallAlloc<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const CallAlloc<U>&) const {
+    return false;
+  }
+};
+template <class T>
+using Buffer = std::vector<T, CallAlloc<T>>;
+using Bytes = Buffer<uint8_t>;
+
 struct Tensor {
   miopenTensorDescriptor_t desc = nullptr;
-  std::vector<uint8_t> buf;  // at least the descriptor's byte size, when it has one
+  Bytes buf;  // at least the descriptor's byte size, when it has one
   Tensor() { miopenCreateTensorDescriptor(&desc); }
   ~Tensor() { miopenDestroyTensorDescriptor(desc); }
   Tensor(const Tensor&) = delete;
@@ -96,7 +158,7 @@ inline void set_tensor(FuzzedDataProvider& fdp, Tensor& t, miopenDataType_t type
 }
 
 // A workspace whose claimed size is the one needed, a little less, zero, or any small size.
-inline std::vector<uint8_t> workspace(FuzzedDataProvider& fdp, size_t need) {
+inline Bytes workspace(FuzzedDataProvider& fdp, size_t need) {
   size_t claim = need;
   switch (fdp.ConsumeIntegralInRange(0, 3)) {
     case 0:
@@ -108,10 +170,10 @@ inline std::vector<uint8_t> workspace(FuzzedDataProvider& fdp, size_t need) {
     default:
       break;
   }
-  return std::vector<uint8_t>(std::min(claim, size_t{1} << 24));
+  return Bytes(std::min(claim, size_t{1} << 24));
 }
 
-inline void* ws_ptr(FuzzedDataProvider& fdp, std::vector<uint8_t>& ws) {
+inline void* ws_ptr(FuzzedDataProvider& fdp, Bytes& ws) {
   if (fdp.ConsumeIntegralInRange(0, 15) == 0) return nullptr;  // a null buffer with its size
   return ws.empty() ? nullptr : ws.data();
 }

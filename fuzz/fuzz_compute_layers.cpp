@@ -103,7 +103,7 @@ void lrn(FuzzedDataProvider& fdp, miopenHandle_t h) {
   size_t need = 0;
   miopenLRNGetWorkSpaceSize(y.desc, &need);
   if (need > kMaxElems * 8 * 4) return;
-  std::vector<uint8_t> ws(need + 1);
+  Bytes ws(need + 1);
   void* wsp = fdp.ConsumeIntegralInRange(0, 15) == 0 ? nullptr : ws.data();
   const double scale = 1.0;  // alpha / beta: MIOpen reads neither
   const void* alpha = fdp.ConsumeBool() ? &scale : nullptr;
@@ -161,7 +161,7 @@ void reduction(FuzzedDataProvider& fdp, miopenHandle_t h) {
   size_t ws_need = 0, idx_need = 0;
   miopenGetReductionWorkspaceSize(h, rd, a.desc, c.desc, &ws_need);
   miopenGetReductionIndicesSize(h, rd, a.desc, c.desc, &idx_need);
-  std::vector<uint8_t> ws = workspace(fdp, ws_need), idx = workspace(fdp, idx_need);
+  Bytes ws = workspace(fdp, ws_need), idx = workspace(fdp, idx_need);
   uint64_t alpha = fdp.ConsumeIntegral<uint64_t>(), beta = fdp.ConsumeIntegral<uint64_t>();
   if (fdp.ConsumeBool()) {  // ordinary values: 1 and 0 (or 0.5) in the data's scalar type
     alpha = type == miopenDouble ? 0x3ff0000000000000u : 0x3f800000u;
@@ -225,7 +225,7 @@ void pooling(FuzzedDataProvider& fdp, miopenHandle_t h) {
   miopenPoolingGetWorkSpaceSizeV2(pd.d, gy.desc, &need_dy);
   need = std::max(need, need_dy);
   if (need > (size_t{1} << 24)) return;
-  std::vector<uint8_t> ws(need + 1, 0);
+  Bytes ws(need + 1, 0);
   void* wsp = fdp.ConsumeIntegralInRange(0, 15) == 0 ? nullptr : ws.data();
   uint32_t alpha = 0x3f800000u, beta = fdp.ConsumeBool() ? 0u : 0x3f000000u;  // 1, 0 or 0.5
   if (fdp.ConsumeIntegralInRange(0, 7) == 0) alpha = fdp.ConsumeIntegral<uint32_t>();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU machines without network access (our lent H100/H200s) lack three build dependencies:
 # SQLite's headers and library, the CUTLASS headers (PyPI nvidia-cutlass) and the cuDNN frontend
-# headers (PyPI nvidia-cudnn-frontend: the GPU benchmark's cuDNN peer). This script
+# headers (PyPI nvidia-cudnn-frontend: the GPU benchmark's cuDNN peer), and for
+# scripts/gpu-fuzz.sh LLVM's FuzzedDataProvider.h. This script
 #   fetch   (on a machine with network): downloads them into .deps/ (git-ignored);
 #   unpack  (on the GPU machine): unpacks .deps/ under /tmp/anydnn-deps and prints the cmake
 #           arguments that point the build at them (LD_LIBRARY_PATH must include the printed
@@ -17,6 +18,15 @@ case "${1:-}" in
     python3 -m pip download --no-deps -d "$deps" nvidia-cutlass
     # Only its include/ folder is used, so the wheel's Python tag does not matter.
     python3 -m pip download --no-deps -d "$deps" "nvidia-cudnn-frontend>=1.32,<2"
+    # LLVM's FuzzedDataProvider.h (one header, Apache-2.0 WITH LLVM-exception) from the local
+    # clang, for scripts/gpu-fuzz.sh (the GPU machine has no clang).
+    provider=$(find /usr/lib/llvm-*/lib/clang/*/include/fuzzer -name FuzzedDataProvider.h \
+      2>/dev/null | sort -V | tail -1)
+    if [ -n "$provider" ]; then
+      mkdir -p "$deps/fuzzer" && cp "$provider" "$deps/fuzzer/"
+    else
+      echo "gpu-offline-deps: no clang FuzzedDataProvider.h here (scripts/gpu-fuzz.sh needs it)" >&2
+    fi
     ;;
   unpack)
     out=/tmp/anydnn-deps
@@ -41,6 +51,10 @@ PY
     else
       echo "gpu-offline-deps: no nvidia_cudnn_frontend wheel in $deps (run fetch again):" \
         "gpu_vs_cudnn will use cuDNN's legacy API" >&2
+    fi
+    if [ -f "$deps/fuzzer/FuzzedDataProvider.h" ]; then
+      mkdir -p "$out/fuzz-include/fuzzer" && cp "$deps/fuzzer/FuzzedDataProvider.h" "$out/fuzz-include/fuzzer/"
+      fe_args="$fe_args -DANYDNN_FUZZ_PROVIDER_INCLUDE_DIR=$out/fuzz-include"
     fi
     lib=$out/sqlite/usr/lib/x86_64-linux-gnu
     echo "-DSQLite3_INCLUDE_DIR=$out/sqlite/usr/include -DSQLite3_LIBRARY=$lib/libsqlite3.so" \
