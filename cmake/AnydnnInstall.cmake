@@ -17,6 +17,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_softmax.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_lrn.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_ctc.h
+  ${PROJECT_SOURCE_DIR}/include/miopen/miopen_fusion.h
   ${PROJECT_SOURCE_DIR}/include/miopen/export.h
   ${PROJECT_SOURCE_DIR}/include/miopen/anydnn.h
   ${CMAKE_BINARY_DIR}/include/miopen/version.h

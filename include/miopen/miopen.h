@@ -528,6 +528,7 @@ MIOPEN_EXPORT miopenStatus_t miopenReduceTensor(
 
 #include <miopen/miopen_batchnorm.h>
 #include <miopen/miopen_ctc.h>
+#include <miopen/miopen_fusion.h>
 #include <miopen/miopen_lrn.h>
 #include <miopen/miopen_pooling.h>
 #include <miopen/miopen_rnn.h>

@@ -6,6 +6,8 @@
 #include <miopen/miopen.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "core/conv_descriptor.hpp"
 #include "core/dropout_descriptor.hpp"
@@ -13,6 +15,7 @@
 #include "core/rnn_descriptor.hpp"
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "fusion/fusion_plan.hpp"
 #include "handle/handle.hpp"
 #include "pooling/pooling_desc.hpp"
 #include "problem/activation_problem.hpp"
@@ -36,6 +39,9 @@ enum class ObjectTag : uint32_t {
   Lrn = 0x414e4c31u,
   ReduceTensor = 0x414e5531u,  // "ANU1"
   CtcLoss = 0x414e4531u,       // "ANE1" (0x414e4c31 is Lrn's)
+  FusionPlan = 0x414e4631u,    // "ANF1"
+  FusionOp = 0x414e4f31u,      // "ANO1"
+  OperatorArgs = 0x414e4731u,  // "ANG1"
 };
 
 struct HandleObject : miopenHandle {
@@ -135,6 +141,29 @@ struct CtcLossObject : miopenCTCLossDescriptor {
   CtcLossDesc desc;
 };
 
+// An operator of a fusion plan: the plan owns both the core operator and this handle object,
+// so the handle lives as long as the plan (as MIOpen's do).
+struct FusionOpObject : miopenFusionOpDescriptor {
+  explicit FusionOpObject(FusionOp& o) : op(&o) {}
+  ~FusionOpObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::FusionOp;
+  FusionOp* op;
+};
+
+struct FusionPlanObject : miopenFusionPlanDescriptor {
+  explicit FusionPlanObject(FusionPlan p) : plan(std::move(p)) {}
+  ~FusionPlanObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::FusionPlan;
+  FusionPlan plan;
+  std::vector<std::unique_ptr<FusionOpObject>> ops;  // the handles miopenCreateOp* gave out
+};
+
+struct OperatorArgsObject : miopenOperatorArgs {
+  ~OperatorArgsObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::OperatorArgs;
+  OperatorArgs args;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -193,6 +222,16 @@ inline CtcLossDesc& deref(miopenCTCLossDescriptor_t d, const char* name = "ctcLo
 
 inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {
   return deref_object<SeqTensorObject, ObjectTag::SeqTensor>(d, name).desc;
+}
+
+inline FusionPlanObject& deref(miopenFusionPlanDescriptor_t p, const char* name = "fusePlanDesc") {
+  return deref_object<FusionPlanObject, ObjectTag::FusionPlan>(p, name);
+}
+inline FusionOp& deref(miopenFusionOpDescriptor_t o, const char* name) {
+  return *deref_object<FusionOpObject, ObjectTag::FusionOp>(o, name).op;
+}
+inline OperatorArgs& deref(miopenOperatorArgs_t a, const char* name = "args") {
+  return deref_object<OperatorArgsObject, ObjectTag::OperatorArgs>(a, name).args;
 }
 
 // A descriptor that must have been set (a compute call's argument).

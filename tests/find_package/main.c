@@ -1,7 +1,7 @@
 /* Links the installed libMIOpen through find_package(miopen) and makes real calls: the version,
-   a handle, activation, softmax, LRN and pooling forward / backward and a reduction with indices
-   through miopen/miopen.h alone (host buffers: the test runs on the CPU backend,
-   MIOPEN_BACKEND=cpu). */
+   a handle, activation, softmax, LRN and pooling forward / backward, a reduction with indices,
+   CTC loss and PyTorch's fused conv + bias + ReLU plan through miopen/miopen.h alone (host buffers:
+   the test runs on the CPU backend, MIOPEN_BACKEND=cpu). */
 #include <math.h>
 #include <miopen/miopen.h>
 #include <miopen/version.h>
@@ -186,6 +186,57 @@ static int pooling_works(miopenHandle_t h) {
   return bad;
 }
 
+/* PyTorch's fused path (aten/src/ATen/native/miopen): a vertical fusion plan of a 1x1
+   convolution, a bias and a ReLU on a 1x2x2x2 input, compiled, given its arguments and run; 0
+   when y = relu(x0 - x1 + 0.5) as worked out by hand. */
+static int fusion_works(miopenHandle_t h) {
+  const float x[8] = {1.0f, 2.0f, 3.0f, 4.0f, 4.0f, 3.0f, 2.0f, 1.0f};
+  const float w[2] = {1.0f, -1.0f}, bias[1] = {0.5f}, want[4] = {0.0f, 0.0f, 1.5f, 3.5f};
+  const float one = 1.0f, zero = 0.0f;
+  float y[4] = {-1.0f, -1.0f, -1.0f, -1.0f};
+  miopenTensorDescriptor_t xd, wd, bd, yd;
+  miopenConvolutionDescriptor_t conv;
+  miopenFusionPlanDescriptor_t plan;
+  miopenFusionOpDescriptor_t conv_op, bias_op, relu_op;
+  miopenOperatorArgs_t args;
+  int bad = 0, i;
+  if (miopenCreateTensorDescriptor(&xd) || miopenCreateTensorDescriptor(&wd) ||
+      miopenCreateTensorDescriptor(&bd) || miopenCreateTensorDescriptor(&yd) ||
+      miopenCreateConvolutionDescriptor(&conv))
+    return 1;
+  bad |= miopenSet4dTensorDescriptor(xd, miopenFloat, 1, 2, 2, 2) != miopenStatusSuccess;
+  bad |= miopenSet4dTensorDescriptor(wd, miopenFloat, 1, 2, 1, 1) != miopenStatusSuccess;
+  bad |= miopenSet4dTensorDescriptor(bd, miopenFloat, 1, 1, 1, 1) != miopenStatusSuccess;
+  bad |= miopenSet4dTensorDescriptor(yd, miopenFloat, 1, 1, 2, 2) != miopenStatusSuccess;
+  bad |= miopenInitConvolutionDescriptor(conv, miopenConvolution, 0, 0, 1, 1, 1, 1) !=
+         miopenStatusSuccess;
+  if (bad || miopenCreateFusionPlan(&plan, miopenVerticalFusion, xd) != miopenStatusSuccess)
+    return 1;
+  bad |= miopenCreateOpConvForward(plan, &conv_op, conv, wd) != miopenStatusSuccess;
+  bad |= miopenCreateOpBiasForward(plan, &bias_op, bd) != miopenStatusSuccess;
+  bad |=
+      miopenCreateOpActivationForward(plan, &relu_op, miopenActivationRELU) != miopenStatusSuccess;
+  bad |= miopenCompileFusionPlan(h, plan) != miopenStatusSuccess;
+  bad |= miopenCreateOperatorArgs(&args) != miopenStatusSuccess;
+  if (!bad) {
+    bad |= miopenSetOpArgsConvForward(args, conv_op, &one, &zero, w) != miopenStatusSuccess;
+    bad |= miopenSetOpArgsBiasForward(args, bias_op, &one, &zero, bias) != miopenStatusSuccess;
+    bad |= miopenSetOpArgsActivForward(args, relu_op, &one, &zero, 0.0, 0.0, 0.0) !=
+           miopenStatusSuccess;
+    bad |= miopenExecuteFusionPlan(h, plan, xd, x, yd, y, args) != miopenStatusSuccess;
+    miopenDestroyOperatorArgs(args);
+  }
+  for (i = 0; i < 4 && !bad; ++i)
+    bad |= y[i] != want[i];
+  miopenDestroyFusionPlan(plan);
+  miopenDestroyConvolutionDescriptor(conv);
+  miopenDestroyTensorDescriptor(xd);
+  miopenDestroyTensorDescriptor(wd);
+  miopenDestroyTensorDescriptor(bd);
+  miopenDestroyTensorDescriptor(yd);
+  return bad;
+}
+
 int main(void) {
   size_t major, minor, patch;
   miopenHandle_t h;
@@ -215,9 +266,14 @@ int main(void) {
     printf("CTC loss through miopen/miopen.h failed\n");
     return 1;
   }
+  if (fusion_works(h)) {
+    printf("a fusion plan (conv + bias + ReLU) through miopen/miopen.h failed\n");
+    return 1;
+  }
   if (miopenDestroy(h) != miopenStatusSuccess) return 1;
   printf(
-      "found MIOpen %zu.%zu.%zu (activation, softmax, LRN, reduction, pooling and CTC loss work)\n",
+      "found MIOpen %zu.%zu.%zu (activation, softmax, LRN, reduction, pooling, CTC loss and a "
+      "fusion plan work)\n",
       major, minor, patch);
   return major == MIOPEN_VERSION_MAJOR ? 0 : 1;
 }
