@@ -6,8 +6,9 @@
 // LRN forward / backward, miopenReduceTensor (C's lengths A's with fuzzed dims set to 1, or
 // anything; a fuzzed reduce descriptor; workspace and indices buffers sized from the sizes the
 // API returns, the claims sometimes short) and pooling (forward with or without indices,
-// backward, on a fuzzed descriptor and tensors). Shapes stay small (every dim <= 8, at most 4096
-// elements per tensor); whether the descriptors agree is up to the fuzzer.
+// backward, on a fuzzed descriptor and tensors) and fusion plans (fuzz_compute_fusion.cpp).
+// Shapes stay small (every dim <= 8, at most 4096 elements per tensor); whether the descriptors
+// agree is up to the fuzzer.
 //
 // Every tensor buffer is allocated at the size its own descriptor needs
 // (miopenGetTensorNumBytes); size arguments (workspace, reserve, states, weight space) are
@@ -502,7 +503,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   miopenHandle_t h = nullptr;
   if (miopenCreate(&h) != miopenStatusSuccess) return 0;
   for (int step = 0; step < 3 && fdp.remaining_bytes() > 0; ++step) {
-    switch (fdp.ConsumeIntegralInRange(0, 8)) {
+    switch (fdp.ConsumeIntegralInRange(0, 9)) {
       case 0:
         convolution(fdp, h);
         break;
@@ -529,6 +530,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 8:
         pooling(fdp, h);
+        break;
+      case 9:
+        fusion(fdp, h);
         break;
     }
   }

@@ -183,5 +183,7 @@ void tensor_ops(FuzzedDataProvider& fdp, miopenHandle_t h);
 void lrn(FuzzedDataProvider& fdp, miopenHandle_t h);
 void reduction(FuzzedDataProvider& fdp, miopenHandle_t h);
 void pooling(FuzzedDataProvider& fdp, miopenHandle_t h);
+// Fusion plans and miopenConvolutionBiasActivationForward (fuzz_compute_fusion.cpp).
+void fusion(FuzzedDataProvider& fdp, miopenHandle_t h);
 
 }  // namespace anydnn::fuzz::compute
