@@ -173,11 +173,12 @@ void fusion(FuzzedDataProvider& fdp, miopenHandle_t h) {
         st = kind == 4 ? miopenCreateOpBatchNormForward(plan, &op, mode, fdp.ConsumeBool())
                        : miopenCreateOpBatchNormBackward(plan, &op, mode);
       }
+      // Scale, bias, mean and variance: buffers of the operator's parameter descriptor.
+      bn = {};
       for (auto& slot : bn) {
         auto t = std::make_unique<Tensor>();
-        miopenDeriveBNTensorDescriptor(t->desc, x.desc, mode);
-        if (kind == 2) t = param_tensor(fdp, type, channels);
-        if (!t || !t->alloc(fdp)) break;
+        copy_desc(*p, *t);
+        if (!t->alloc(fdp)) break;
         slot = t.get();
         tensors.push_back(std::move(t));
       }
