@@ -33,6 +33,17 @@ const char* algorithm_name(miopenConvFwdAlgorithm_t a) {
   return "unknown";
 }
 
+// A bias of one value per channel of `y`: 1 x C x 1 ... of y's data type.
+void check_bias(const TensorDescriptor& b, const TensorDescriptor& y, const char* name) {
+  const auto& l = b.lens();
+  bool ok =
+      b.num_dims() == y.num_dims() && l[0] == 1 && l[1] == y.lens()[1] && b.type() == y.type();
+  for (size_t i = 2; ok && i < l.size(); ++i)
+    ok = l[i] == 1;
+  ANYDNN_CHECK_BADPARM(ok, name << " must be 1 x " << y.lens()[1]
+                                << " x 1 ... of the output's type (one value per channel)");
+}
+
 // The arguments miopenSetOpArgs* stored for `op`, which must have been set.
 const FusionOpArgs& args_of(const OperatorArgs& args, const FusionOp& op) {
   const FusionOpArgs* a = args.find(op);
@@ -47,14 +58,17 @@ void require(const void* p, const FusionOp& op, const char* name) {
                                           << fusion_op_name(op.kind) << ") is a null pointer");
 }
 
-void activation_forward_in_place(Handle& handle, const FusionOp& op, const FusionOpArgs& a,
-                                 const TensorDescriptor& desc, void* data) {
+// The activation operator's forward problem, in place on `desc`.
+ActivationProblem activation_in_place(const FusionOp& op, const FusionOpArgs& a,
+                                      const TensorDescriptor& desc) {
   ActivDescriptors d;
   d.x = &desc;
   d.y = &desc;
-  const ActivationProblem p(ActivDirection::Forward,
-                            ActivMode{op.activ_mode, a.activ_alpha, a.activ_beta, a.activ_gamma},
-                            d);
+  return ActivationProblem(ActivDirection::Forward,
+                           ActivMode{op.activ_mode, a.activ_alpha, a.activ_beta, a.activ_gamma}, d);
+}
+
+void run_in_place(Handle& handle, const ActivationProblem& p, void* data) {
   ActivationBuffers b;
   b.x = data;
   b.y = data;
@@ -125,17 +139,10 @@ FusionOp& FusionPlan::add(FusionOp op) {
                                              op.conv.forward_output_lens(op.in, op.w));
       break;
     }
-    case FusionOpKind::BiasForward: {
-      const auto& l = op.param.lens();
-      bool ok = op.param.num_dims() == op.in.num_dims() && l[0] == 1 && l[1] == op.in.lens()[1];
-      for (size_t i = 2; ok && i < l.size(); ++i)
-        ok = l[i] == 1;
-      ANYDNN_CHECK_BADPARM(ok, "bDesc must be 1 x " << op.in.lens()[1]
-                                                    << " x 1 ... (one value per channel of the "
-                                                       "operator's input)");
+    case FusionOpKind::BiasForward:
+      check_bias(op.param, op.in, "bDesc");
       op.out = op.in;
       break;
-    }
     case FusionOpKind::BnForwardTraining:
     case FusionOpKind::BnBackward:
       op.param = derive_bn_descriptor(op.in, op.bn_mode);
@@ -309,6 +316,13 @@ void FusionPlan::run_conv_chain(Handle& handle, const void* in, void* out,
     require(na->var, *bn, "estimatedVariance");
   }
   const FusionOpArgs& aa = args_of(args, act);
+  // Every later step's problem is built (and so checked) before the first kernel writes the
+  // output: a bad epsilon or activation parameter leaves the caller's memory as it was.
+  const ActivationProblem ap = activation_in_place(act, aa, act.in);
+  std::optional<BnProblem> bp;
+  if (bn)
+    bp.emplace(BnDirection::ForwardInference, bn->bn_mode,
+               bn_descriptors(bn->in, bn->out, nullptr, bn->param), na->epsilon, 0.0, false, true);
 
   const ConvProblem p(ConvDirection::Forward, c.in, c.w, c.conv, c.out);
   const size_t ws_bytes = conv_solution_workspace_size(handle, p, solution_);
@@ -325,9 +339,6 @@ void FusionPlan::run_conv_chain(Handle& handle, const void* in, void* out,
   conv_run_solution(handle, p, solution_, cb);
   if (bias) conv_bias_forward(handle, bias->param, ba->bias, c.out, conv_out, 1.0f, 0.0f);
   if (bn) {
-    const BnProblem bp(BnDirection::ForwardInference, bn->bn_mode,
-                       bn_descriptors(bn->in, bn->out, nullptr, bn->param), na->epsilon, 0.0, false,
-                       true);
     BnBuffers b;
     b.x = conv_out;
     b.y = out;
@@ -335,9 +346,9 @@ void FusionPlan::run_conv_chain(Handle& handle, const void* in, void* out,
     b.bias = na->shift;
     b.run_mean = const_cast<void*>(na->mean);
     b.run_var = const_cast<void*>(na->var);
-    bn_run(handle, bp, b);
+    bn_run(handle, *bp, b);
   }
-  activation_forward_in_place(handle, act, aa, act.in, out);
+  run_in_place(handle, ap, out);
 }
 
 void FusionPlan::run_bn_forward_chain(Handle& handle, const void* in, void* out,
@@ -348,6 +359,7 @@ void FusionPlan::run_bn_forward_chain(Handle& handle, const void* in, void* out,
   const FusionOpArgs& aa = args_of(args, act);
   require(na.scale, bn, "bnScale");
   require(na.shift, bn, "bnBias");
+  const ActivationProblem ap = activation_in_place(act, aa, act.in);  // checked before BN runs
   BnBuffers b;
   b.x = in;
   b.y = out;
@@ -380,7 +392,7 @@ void FusionPlan::run_bn_forward_chain(Handle& handle, const void* in, void* out,
     }
     bn_run(handle, p, b);
   }
-  activation_forward_in_place(handle, act, aa, act.in, out);
+  run_in_place(handle, ap, out);
 }
 
 // MIOpen's fused BN backward + activation backward recomputes the activation's input
@@ -447,6 +459,7 @@ void conv_bias_activation_forward(Handle& handle, const ConvBiasActivArgs& a) {
   ANYDNN_CHECK_BADPARM(a.bias_desc != nullptr && a.bias != nullptr, "bias is a null pointer");
   ANYDNN_CHECK_BADPARM((a.z == nullptr) == (a.z_desc == nullptr),
                        "z and zDesc must be both set or both null");
+  check_bias(*a.bias_desc, *a.y_desc, "biasDesc");
   // Build the later steps' problems first: a bad descriptor fails before anything runs.
   ActivDescriptors ad;
   ad.x = ad.y = a.y_desc;

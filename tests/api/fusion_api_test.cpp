@@ -503,6 +503,30 @@ TEST(FusionApi, BadPlansAndCallsAreRejectedWithAReason) {
               miopenStatusSuccess);
     EXPECT_FALSE(std::isnan(out[0]));
   }
+  {  // a bad epsilon fails before the convolution writes the output
+    Plan plan(x);
+    Args args;
+    ASSERT_EQ(miopenCreateOpConvForward(plan, &cop, conv, w), miopenStatusSuccess);
+    ASSERT_EQ(miopenCreateOpBatchNormInference(plan, &nop, miopenBNSpatial, b),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenCreateOpActivationForward(plan, &aop, miopenActivationRELU),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenCompileFusionPlan(h, plan), miopenStatusSuccess);
+    const std::vector<float> p2{1.0f, 1.0f};
+    ASSERT_EQ(miopenSetOpArgsConvForward(args, cop, nullptr, nullptr, wv.data()),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenSetOpArgsBatchNormInference(args, nop, nullptr, nullptr, p2.data(), p2.data(),
+                                                p2.data(), p2.data(), -1.0),
+              miopenStatusSuccess);
+    ASSERT_EQ(miopenSetOpArgsActivForward(args, aop, nullptr, nullptr, 0, 0, 0),
+              miopenStatusSuccess);
+    std::vector<float> o2(2 * 36, kPoison);
+    expect_failure(miopenStatusBadParm, "miopenExecuteFusionPlan", "epsilon", [&] {
+      return miopenExecuteFusionPlan(h, plan, x, xv.data(), y, o2.data(), args);
+    });
+    for (float v : o2)
+      ASSERT_TRUE(std::isnan(v));
+  }
   expect_failure(miopenStatusBadParm, "miopenCreateFusionPlan", "is not a miopenFusionDirection_t",
                  [&] {
                    miopenFusionPlanDescriptor_t p;
