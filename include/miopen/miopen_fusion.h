@@ -2,9 +2,9 @@
  * Included by miopen.h inside its extern "C" block.
  *
  * A plan is a vertical chain of operators on one input tensor; miopenCompileFusionPlan accepts
- * the chains MIOpen's fused solvers accept (convolution [+ bias] [+ BN inference] + activation,
- * BN inference / forward training + activation, BN backward + activation backward) and rejects
- * any other with miopenStatusUnsupportedOp and a logged reason. anydnn has
+ * the chains MIOpen fuses (convolution [+ bias] [+ BN inference] [+ activation], BN inference /
+ * forward training + activation, BN backward + activation backward) and rejects any other with
+ * miopenStatusUnsupportedOp and a logged reason. anydnn has
  * no single fused kernel yet: a compiled plan runs its operators in sequence through the same
  * solvers as the separate calls, and says so in the log (docs/api-status.md, "Fusion"). The
  * alpha / beta arguments of the miopenSetOpArgs* calls are ignored, as MIOpen's fused kernels

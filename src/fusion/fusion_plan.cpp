@@ -196,12 +196,14 @@ FusionPlan::Chain FusionPlan::classify() const {
   for (const auto& o : ops_)
     k.push_back(o->kind);
   using K = FusionOpKind;
-  if (k.size() >= 2 && k.front() == K::ConvForward && k.back() == K::ActivForward) {
-    // conv [+ bias] [+ BN inference] + activation
+  if (k.size() >= 2 && k.front() == K::ConvForward) {
+    // conv [+ bias] [+ BN inference] [+ activation], at least one of them (MIOpenDriver
+    // CBAInfer's modes: cbna, cna, cba, ca, cb, cn)
     size_t i = 1;
-    if (i < k.size() - 1 && k[i] == K::BiasForward) ++i;
-    if (i < k.size() - 1 && k[i] == K::BnInference) ++i;
-    if (i == k.size() - 1) return Chain::ConvBiasBnActiv;
+    if (i < k.size() && k[i] == K::BiasForward) ++i;
+    if (i < k.size() && k[i] == K::BnInference) ++i;
+    if (i < k.size() && k[i] == K::ActivForward) ++i;
+    if (i == k.size()) return Chain::ConvBiasBnActiv;
   }
   if (k.size() == 2 && k[0] == K::BnInference && k[1] == K::ActivForward)
     return Chain::BnInferenceActiv;
@@ -212,8 +214,8 @@ FusionPlan::Chain FusionPlan::classify() const {
   ANYDNN_THROW(miopenStatusUnsupportedOp,
                "fusion plan " << chain_name()
                               << " is not a chain MIOpen fuses (convolution [+ bias] [+ BN "
-                                 "inference] + activation, BN inference or training + activation, "
-                                 "BN backward + activation backward)");
+                                 "inference] [+ activation], BN inference or training + "
+                                 "activation, BN backward + activation backward)");
 }
 
 uint64_t FusionPlan::conv_solution(Handle& handle) const {
@@ -302,7 +304,7 @@ void FusionPlan::run_conv_chain(Handle& handle, const void* in, void* out,
   const FusionOp& c = *find(FusionOpKind::ConvForward);
   const FusionOp* bias = find(FusionOpKind::BiasForward);
   const FusionOp* bn = find(FusionOpKind::BnInference);
-  const FusionOp& act = *ops_.back();
+  const FusionOp* act = find(FusionOpKind::ActivForward);
   const FusionOpArgs& ca = args_of(args, c);
   require(ca.w, c, "w");
   // Check every operator's arguments before the first kernel runs.
@@ -315,10 +317,10 @@ void FusionPlan::run_conv_chain(Handle& handle, const void* in, void* out,
     require(na->mean, *bn, "estimatedMean");
     require(na->var, *bn, "estimatedVariance");
   }
-  const FusionOpArgs& aa = args_of(args, act);
   // Every later step's problem is built (and so checked) before the first kernel writes the
   // output: a bad epsilon or activation parameter leaves the caller's memory as it was.
-  const ActivationProblem ap = activation_in_place(act, aa, act.in);
+  std::optional<ActivationProblem> ap;
+  if (act) ap.emplace(activation_in_place(*act, args_of(args, *act), act->in));
   std::optional<BnProblem> bp;
   if (bn)
     bp.emplace(BnDirection::ForwardInference, bn->bn_mode,
@@ -348,7 +350,7 @@ void FusionPlan::run_conv_chain(Handle& handle, const void* in, void* out,
     b.run_var = const_cast<void*>(na->var);
     bn_run(handle, *bp, b);
   }
-  run_in_place(handle, ap, out);
+  if (ap) run_in_place(handle, *ap, out);
 }
 
 void FusionPlan::run_bn_forward_chain(Handle& handle, const void* in, void* out,

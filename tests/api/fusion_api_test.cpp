@@ -102,9 +102,9 @@ struct ConvCase {
 
 class FusionConv : public testing::TestWithParam<ConvCase> {};
 
-// conv + bias + activation, conv + activation, conv + BN inference + activation and conv + bias
-// + BN inference + activation: the plan against the separate calls (the same solution, so the
-// same bits) and against the double reference.
+// Every convolution chain (MIOpenDriver CBAInfer's cbna, cna, cba, ca, cb, cn, and cbn): the plan
+// against the separate calls (the same solution, so the same bits) and against the double
+// reference.
 TEST_P(FusionConv, ChainsEqualTheSeparateCallsAndTheReference) {
   const ConvCase cc = GetParam();
   const unsigned seed = fresh_seed();
@@ -126,72 +126,78 @@ TEST_P(FusionConv, ChainsEqualTheSeparateCallsAndTheReference) {
   const int per_k = oh * ow;
 
   for (int with_bias = 0; with_bias < 2; ++with_bias)
-    for (int with_bn = 0; with_bn < 2; ++with_bn) {
-      SCOPED_TRACE(testing::Message() << "bias " << with_bias << " bn " << with_bn);
-      const miopenActivationMode_t mode =
-          with_bn ? miopenActivationLEAKYRELU : miopenActivationRELU;
-      Plan plan(x);
-      Args args;
-      miopenFusionOpDescriptor_t cop, bop, nop, aop;
-      ASSERT_EQ(miopenCreateOpConvForward(plan, &cop, conv, w), miopenStatusSuccess);
-      if (with_bias) ASSERT_EQ(miopenCreateOpBiasForward(plan, &bop, pdesc), miopenStatusSuccess);
-      if (with_bn)
-        ASSERT_EQ(miopenCreateOpBatchNormInference(plan, &nop, miopenBNSpatial, pdesc),
+    for (int with_bn = 0; with_bn < 2; ++with_bn)
+      for (int with_act = 0; with_act < 2; ++with_act) {
+        if (!with_bias && !with_bn && !with_act) continue;  // a convolution alone is no chain
+        SCOPED_TRACE(testing::Message()
+                     << "bias " << with_bias << " bn " << with_bn << " act " << with_act);
+        const miopenActivationMode_t mode =
+            with_bn ? miopenActivationLEAKYRELU : miopenActivationRELU;
+        Plan plan(x);
+        Args args;
+        miopenFusionOpDescriptor_t cop, bop, nop, aop;
+        ASSERT_EQ(miopenCreateOpConvForward(plan, &cop, conv, w), miopenStatusSuccess);
+        if (with_bias) ASSERT_EQ(miopenCreateOpBiasForward(plan, &bop, pdesc), miopenStatusSuccess);
+        if (with_bn)
+          ASSERT_EQ(miopenCreateOpBatchNormInference(plan, &nop, miopenBNSpatial, pdesc),
+                    miopenStatusSuccess);
+        if (with_act)
+          ASSERT_EQ(miopenCreateOpActivationForward(plan, &aop, mode), miopenStatusSuccess);
+        ASSERT_EQ(miopenCompileFusionPlan(h, plan), miopenStatusSuccess);
+        ASSERT_EQ(miopenSetOpArgsConvForward(args, cop, nullptr, nullptr, wv.data()),
                   miopenStatusSuccess);
-      ASSERT_EQ(miopenCreateOpActivationForward(plan, &aop, mode), miopenStatusSuccess);
-      ASSERT_EQ(miopenCompileFusionPlan(h, plan), miopenStatusSuccess);
-      ASSERT_EQ(miopenSetOpArgsConvForward(args, cop, nullptr, nullptr, wv.data()),
-                miopenStatusSuccess);
-      if (with_bias)
-        ASSERT_EQ(miopenSetOpArgsBiasForward(args, bop, nullptr, nullptr, bias.data()),
+        if (with_bias)
+          ASSERT_EQ(miopenSetOpArgsBiasForward(args, bop, nullptr, nullptr, bias.data()),
+                    miopenStatusSuccess);
+        if (with_bn)
+          ASSERT_EQ(miopenSetOpArgsBatchNormInference(args, nop, nullptr, nullptr, scale.data(),
+                                                      shift.data(), mean.data(), var.data(), eps),
+                    miopenStatusSuccess);
+        if (with_act)
+          ASSERT_EQ(miopenSetOpArgsActivForward(args, aop, nullptr, nullptr, leak, 0, 0),
+                    miopenStatusSuccess);
+        std::vector<float> fused(conv_d.size(), kPoison);
+        ASSERT_EQ(miopenExecuteFusionPlan(h, plan, x, xv.data(), y, fused.data(), args),
                   miopenStatusSuccess);
-      if (with_bn)
-        ASSERT_EQ(miopenSetOpArgsBatchNormInference(args, nop, nullptr, nullptr, scale.data(),
-                                                    shift.data(), mean.data(), var.data(), eps),
-                  miopenStatusSuccess);
-      ASSERT_EQ(miopenSetOpArgsActivForward(args, aop, nullptr, nullptr, leak, 0, 0),
-                miopenStatusSuccess);
-      std::vector<float> fused(conv_d.size(), kPoison);
-      ASSERT_EQ(miopenExecuteFusionPlan(h, plan, x, xv.data(), y, fused.data(), args),
-                miopenStatusSuccess);
 
-      // The separate calls: the first immediate-mode solution, bias, BN inference, activation.
-      size_t count = 0;
-      miopenConvSolution_t sol;
-      ASSERT_EQ(miopenConvolutionForwardGetSolution(h, w, x, conv, y, 1, &count, &sol),
-                miopenStatusSuccess);
-      ASSERT_EQ(count, 1u);
-      std::vector<char> ws(sol.workspace_size + 1);
-      std::vector<float> seq(conv_d.size(), kPoison), tmp(conv_d.size(), kPoison);
-      float* c_out = with_bn ? tmp.data() : seq.data();
-      ASSERT_EQ(miopenConvolutionForwardImmediate(h, w, wv.data(), x, xv.data(), conv, y, c_out,
-                                                  ws.data(), sol.workspace_size, sol.solution_id),
-                miopenStatusSuccess);
-      const float one = 1, zero = 0;
-      if (with_bias)
-        ASSERT_EQ(miopenConvolutionForwardBias(h, &one, pdesc, bias.data(), &zero, y, c_out),
+        // The separate calls: the first immediate-mode solution, bias, BN inference, activation.
+        size_t count = 0;
+        miopenConvSolution_t sol;
+        ASSERT_EQ(miopenConvolutionForwardGetSolution(h, w, x, conv, y, 1, &count, &sol),
                   miopenStatusSuccess);
-      if (with_bn)
-        ASSERT_EQ(miopenBatchNormalizationForwardInference(
-                      h, miopenBNSpatial, const_cast<float*>(&one), const_cast<float*>(&zero), y,
-                      c_out, y, seq.data(), pdesc, const_cast<float*>(scale.data()),
-                      const_cast<float*>(shift.data()), const_cast<float*>(mean.data()),
-                      const_cast<float*>(var.data()), eps),
+        ASSERT_EQ(count, 1u);
+        std::vector<char> ws(sol.workspace_size + 1);
+        std::vector<float> seq(conv_d.size(), kPoison), tmp(conv_d.size(), kPoison);
+        float* c_out = with_bn ? tmp.data() : seq.data();
+        ASSERT_EQ(miopenConvolutionForwardImmediate(h, w, wv.data(), x, xv.data(), conv, y, c_out,
+                                                    ws.data(), sol.workspace_size, sol.solution_id),
                   miopenStatusSuccess);
-      Activ ad(mode, leak, 0, 0);
-      ASSERT_EQ(miopenActivationForward(h, ad, &one, y, seq.data(), &zero, y, seq.data()),
-                miopenStatusSuccess);
-      EXPECT_EQ(0, std::memcmp(fused.data(), seq.data(), fused.size() * sizeof(float)));
+        const float one = 1, zero = 0;
+        if (with_bias)
+          ASSERT_EQ(miopenConvolutionForwardBias(h, &one, pdesc, bias.data(), &zero, y, c_out),
+                    miopenStatusSuccess);
+        if (with_bn)
+          ASSERT_EQ(miopenBatchNormalizationForwardInference(
+                        h, miopenBNSpatial, const_cast<float*>(&one), const_cast<float*>(&zero), y,
+                        c_out, y, seq.data(), pdesc, const_cast<float*>(scale.data()),
+                        const_cast<float*>(shift.data()), const_cast<float*>(mean.data()),
+                        const_cast<float*>(var.data()), eps),
+                    miopenStatusSuccess);
+        Activ ad(mode, leak, 0, 0);
+        if (with_act)
+          ASSERT_EQ(miopenActivationForward(h, ad, &one, y, seq.data(), &zero, y, seq.data()),
+                    miopenStatusSuccess);
+        EXPECT_EQ(0, std::memcmp(fused.data(), seq.data(), fused.size() * sizeof(float)));
 
-      std::vector<double> ref(conv_d.size());
-      for (size_t i = 0; i < ref.size(); ++i) {
-        const size_t kk = (i / per_k) % cc.k;
-        double v = conv_d[i] + (with_bias ? bias[kk] : 0.0);
-        if (with_bn) v = scale[kk] * (v - mean[kk]) / std::sqrt(var[kk] + eps) + shift[kk];
-        ref[i] = act(mode, v, leak);
+        std::vector<double> ref(conv_d.size());
+        for (size_t i = 0; i < ref.size(); ++i) {
+          const size_t kk = (i / per_k) % cc.k;
+          double v = conv_d[i] + (with_bias ? bias[kk] : 0.0);
+          if (with_bn) v = scale[kk] * (v - mean[kk]) / std::sqrt(var[kk] + eps) + shift[kk];
+          ref[i] = with_act ? act(mode, v, leak) : v;
+        }
+        expect_near_rel(fused, ref, 1e-5, "against the double reference");
       }
-      expect_near_rel(fused, ref, 1e-5, "against the double reference");
-    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FusionConv,
@@ -435,12 +441,13 @@ TEST(FusionApi, BadPlansAndCallsAreRejectedWithAReason) {
   Conv conv(1, 1);
   std::vector<float> xv(4 * 36, 0.5f), wv(2 * 4 * 9, 0.1f), out(2 * 36, kPoison);
   miopenFusionOpDescriptor_t cop, bop, aop, nop;
-  {  // conv + bias alone: no fused kernel in MIOpen
+  {  // an activation before the convolution: no such chain in MIOpen
     Plan plan(x);
+    ASSERT_EQ(miopenCreateOpActivationForward(plan, &aop, miopenActivationRELU),
+              miopenStatusSuccess);
     ASSERT_EQ(miopenCreateOpConvForward(plan, &cop, conv, w), miopenStatusSuccess);
-    ASSERT_EQ(miopenCreateOpBiasForward(plan, &bop, b), miopenStatusSuccess);
     expect_failure(miopenStatusUnsupportedOp, "miopenCompileFusionPlan",
-                   "ConvForward+BiasForward is not a chain MIOpen fuses",
+                   "ActivForward+ConvForward is not a chain MIOpen fuses",
                    [&] { return miopenCompileFusionPlan(h, plan); });
   }
   {  // an activation alone
