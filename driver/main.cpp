@@ -5,7 +5,7 @@
 //                                   tensorop, tensoropfp16, softmax, softmaxfp16, softmaxbfp16,
 //                                   lrn, lrnfp16, pool, poolfp16, poolbfp16,
 //                                   reduce, reducefp16, reducefp64 (anydnn: reducefp,
-//                                   reducebfp16), ctc
+//                                   reducebfp16), ctc, CBAInfer, CBAInferfp16
 #include <iostream>
 #include <string>
 #include <utility>
@@ -14,6 +14,7 @@
 #include "activ_spec.hpp"
 #include "bn_driver.hpp"
 #include "bn_spec.hpp"
+#include "cba_driver.hpp"
 #include "conv_driver.hpp"
 #include "ctc_driver.hpp"
 #include "decode_main.hpp"
@@ -37,7 +38,7 @@ void print_bases() {
                "                 rnn_seqfp16, activ, activfp16, activbfp16, tensorop,\n"
                "                 tensoropfp16, softmax, softmaxfp16, softmaxbfp16, lrn,\n"
                "                 lrnfp16, reduce, reducefp16, reducefp64, reducefp, reducebfp16,\n"
-               "                 pool, poolfp16, poolbfp16, ctc\n"
+               "                 pool, poolfp16, poolbfp16, ctc, CBAInfer, CBAInferfp16\n"
                "       MIOpenDriver decode [--replay] [FILE...]   (log text -> driver commands)\n";
 }
 
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
          return drv::run_ctc_driver(ac, av);
        }},
       {[](const std::string& b) { return drv::is_tensorop_base(b); }, drv::run_tensorop_driver},
+      {[](const std::string& b) { return drv::is_cba_base(b); }, drv::run_cba_driver},
   };
   for (const auto& [takes, run] : subcommands) {
     if (!takes(base)) continue;
