@@ -20,6 +20,7 @@
 #include "device_buffer.hpp"
 #include "host_buffer.hpp"
 #include "input_flags.hpp"
+#include "verify.hpp"
 
 namespace anydnn::driver {
 
@@ -92,17 +93,6 @@ struct Owned {
     return t;
   }
 };
-
-// MIOpen's miopenInferVerify at the driver's allowance: the largest difference over the largest
-// reference magnitude.
-bool verifies(const std::vector<double>& want, const std::vector<double>& got, double allowed) {
-  double scale = 1e-30, err = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::abs(want[i]));
-    err = std::max(err, std::abs(got[i] - want[i]));
-  }
-  return err / scale <= allowed && got.size() == want.size();
-}
 
 }  // namespace
 
@@ -326,7 +316,8 @@ int run_cba_driver(const std::string& base, int argc, const char* const* argv) {
   }
   const double allowed =
       80.0 * (type == miopenFloat ? std::numeric_limits<float>::epsilon() : 0.0009765625);
-  if (!verifies(v, ref::to_logical(y.view()), allowed)) {
+  // MIOpen's miopenInferVerify at the driver's allowance, over the largest reference magnitude.
+  if (!(ref::max_relative_error(v, ref::to_logical(y.view())) <= allowed)) {
     std::cout << "Forward Activation FAILED" << std::endl;
     return kExitVerifyFailed;
   }

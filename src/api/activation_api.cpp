@@ -10,6 +10,7 @@
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "api/conv_call.hpp"  // read_scale
+#include "api/enum_args.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
@@ -43,10 +44,7 @@ extern "C" miopenStatus_t miopenSetActivationDescriptor(
   ANYDNN_LOG_API(cfg, activDesc, mode, activAlpha, activBeta, activGamma);
   return guard(cfg, __func__, [&] {
     auto& d = deref(activDesc);
-    const long long m = raw_enum(mode);
-    ANYDNN_CHECK_BADPARM(m >= miopenActivationPASTHRU && m <= miopenActivationELU,
-                         "invalid activation mode " << m);
-    d.mode = static_cast<miopenActivationMode_t>(m);
+    d.mode = valid_activ_mode(mode);
     d.alpha = activAlpha;
     d.beta = activBeta;
     d.gamma = activGamma;

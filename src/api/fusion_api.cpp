@@ -9,26 +9,13 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/enum_args.hpp"
 #include "fusion/fusion_plan.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
 
 namespace {
-
-miopenBatchNormMode_t valid_bn_mode(const miopenBatchNormMode_t& m) {
-  const long long v = raw_enum(m);
-  ANYDNN_CHECK_BADPARM(v == miopenBNSpatial || v == miopenBNPerActivation,
-                       "bn_mode " << v << " is not a miopenBatchNormMode_t");
-  return static_cast<miopenBatchNormMode_t>(v);
-}
-
-miopenActivationMode_t valid_activ_mode(const miopenActivationMode_t& m) {
-  const long long v = raw_enum(m);
-  ANYDNN_CHECK_BADPARM(v >= miopenActivationPASTHRU && v <= miopenActivationELU,
-                       "invalid activation mode " << v);
-  return static_cast<miopenActivationMode_t>(v);
-}
 
 miopenConvFwdAlgorithm_t valid_algo(const miopenConvFwdAlgorithm_t& a) {
   const long long v = raw_enum(a);

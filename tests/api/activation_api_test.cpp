@@ -16,16 +16,6 @@
 namespace anydnn::test {
 namespace {
 
-struct Activ {
-  miopenActivationDescriptor_t d = nullptr;
-  Activ(miopenActivationMode_t m, double a, double b, double g) {
-    EXPECT_EQ(miopenCreateActivationDescriptor(&d), miopenStatusSuccess);
-    EXPECT_EQ(miopenSetActivationDescriptor(d, m, a, b, g), miopenStatusSuccess);
-  }
-  ~Activ() { miopenDestroyActivationDescriptor(d); }
-  operator miopenActivationDescriptor_t() const { return d; }
-};
-
 std::vector<double> as_double(const std::vector<float>& v) {
   return {v.begin(), v.end()};
 }

@@ -62,6 +62,16 @@ struct Dropout {
   operator miopenDropoutDescriptor_t() const { return d; }
 };
 
+struct Activ {
+  miopenActivationDescriptor_t d = nullptr;
+  Activ(miopenActivationMode_t m, double a, double b, double g) {
+    EXPECT_EQ(miopenCreateActivationDescriptor(&d), miopenStatusSuccess);
+    EXPECT_EQ(miopenSetActivationDescriptor(d, m, a, b, g), miopenStatusSuccess);
+  }
+  ~Activ() { miopenDestroyActivationDescriptor(d); }
+  operator miopenActivationDescriptor_t() const { return d; }
+};
+
 // Runs `call`, expects `status`, and expects exactly that function to have logged an Error line
 // with a reason containing `reason`.
 template <class F>

@@ -15,6 +15,7 @@
 
 #include "api/api_test_util.hpp"
 #include "common_test_util.hpp"
+#include "verify.hpp"
 
 namespace anydnn::test {
 namespace {
@@ -35,16 +36,6 @@ struct Args {
   Args() { EXPECT_EQ(miopenCreateOperatorArgs(&a), miopenStatusSuccess); }
   ~Args() { miopenDestroyOperatorArgs(a); }
   operator miopenOperatorArgs_t() const { return a; }
-};
-
-struct Activ {
-  miopenActivationDescriptor_t d = nullptr;
-  Activ(miopenActivationMode_t m, double a, double b, double g) {
-    EXPECT_EQ(miopenCreateActivationDescriptor(&d), miopenStatusSuccess);
-    EXPECT_EQ(miopenSetActivationDescriptor(d, m, a, b, g), miopenStatusSuccess);
-  }
-  ~Activ() { miopenDestroyActivationDescriptor(d); }
-  operator miopenActivationDescriptor_t() const { return d; }
 };
 
 // The activations the tests use, in double (MIOpen's formulas).
@@ -85,15 +76,9 @@ std::vector<double> conv_ref(const std::vector<float>& x, const std::vector<floa
   return y;
 }
 
-void expect_near_rel(const std::vector<float>& got, const std::vector<double>& ref, double tol,
+void expect_near_rel(const std::vector<float>& got, const std::vector<double>& want, double tol,
                      const std::string& what) {
-  ASSERT_EQ(got.size(), ref.size());
-  double scale = 1e-30, err = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    scale = std::max(scale, std::abs(ref[i]));
-    err = std::max(err, std::abs(got[i] - ref[i]));
-  }
-  EXPECT_LE(err / scale, tol) << what;
+  EXPECT_LE(ref::max_relative_error(want, got), tol) << what;
 }
 
 struct ConvCase {

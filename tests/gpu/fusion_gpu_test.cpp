@@ -13,6 +13,7 @@
 
 #include "common_test_util.hpp"
 #include "gpu/gpu_test_util.hpp"
+#include "verify.hpp"
 
 namespace anydnn {
 namespace {
@@ -41,17 +42,6 @@ class DeviceArena {
  private:
   std::vector<void*> ptrs_;
 };
-
-void expect_close(const std::vector<float>& gpu, const std::vector<float>& cpu, double tol,
-                  const char* what) {
-  ASSERT_EQ(gpu.size(), cpu.size());
-  double scale = 1e-30, err = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    scale = std::max(scale, static_cast<double>(std::abs(cpu[i])));
-    err = std::max(err, static_cast<double>(std::abs(gpu[i] - cpu[i])));
-  }
-  EXPECT_LE(err / scale, tol) << what;
-}
 
 miopenTensorDescriptor_t tensor(std::vector<int> lens) {
   miopenTensorDescriptor_t t = nullptr;
@@ -94,7 +84,7 @@ TEST(FusionApiGpu, ChainsMatchTheCpuBackend) {
     const auto on_cpu = run(cpu, false), on_gpu = run(gpu, true);
     ASSERT_EQ(on_cpu.size(), on_gpu.size());
     for (size_t i = 0; i < on_cpu.size(); ++i)
-      expect_close(on_gpu[i], on_cpu[i], 1e-4, name);
+      EXPECT_LE(ref::max_relative_error(on_cpu[i], on_gpu[i]), 1e-4) << name;
   };
 
   compare("conv + bias + BN inference + leaky ReLU", [&](miopenHandle_t hd, bool dev) {
