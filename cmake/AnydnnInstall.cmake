@@ -18,6 +18,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_lrn.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_ctc.h
   ${PROJECT_SOURCE_DIR}/include/miopen/miopen_fusion.h
+  ${PROJECT_SOURCE_DIR}/include/miopen/miopen_find2.h
   ${PROJECT_SOURCE_DIR}/include/miopen/export.h
   ${PROJECT_SOURCE_DIR}/include/miopen/anydnn.h
   ${CMAKE_BINARY_DIR}/include/miopen/version.h

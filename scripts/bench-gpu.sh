@@ -12,6 +12,10 @@
 #         when named in MODES);
 #   layers: pooling, softmax, LRN and reductions on network-sized shapes against cuDNN's legacy
 #         calls, fp32 and fp16 (only when named in MODES);
+#   fusion: conv + bias + ReLU on the ResNet-50 layers (fp32, TF32, fp16 NHWC) and BN + ReLU on
+#         the BN shapes (fp32 NCHW, fp16 NHWC): anydnn's fusion plans against the unfused anydnn
+#         calls, cuDNN's fused paths (gpu_vs_cudnn fusion) and PyTorch (bench/gpu/
+#         torch_fusion_peer.py), merged by bench/gpu/merge_fusion.py into fusion-summary.txt;
 # and writes per-shape tables, CSV files, summary.txt and a PNG plot of the ratios.
 #
 #   scripts/bench-gpu.sh [OUT_DIR] [--quick] [other gpu_vs_cudnn arguments, e.g. --iters 10]
@@ -20,7 +24,8 @@
 # fp16, bf16), torch-conv-P.txt/csv and torch-peaks.csv (PyTorch), conv-merged.csv and
 # conv-summary.txt (the merge), bn.txt/csv, rnn.txt/csv, summary.txt, gpu_vs_cudnn.png.
 # Environment:
-#   MODES           modes to run (default "conv bn rnn")
+#   MODES           modes to run (default "conv bn rnn fusion")
+#   FUSION_PRECISION fusion groups (default fp32,tf32,fp16,bn-fp32,bn-fp16), one run each
 #   CONV_PRECISION  conv precisions (default fp32,tf32,fp16,bf16). Each precision's files are
 #                   rewritten by its own run and the merge takes every conv-P.csv present, so a
 #                   run split over several calls (e.g. one precision per call, to fit a time
@@ -52,7 +57,7 @@ else
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-modes=${MODES:-conv bn rnn}
+modes=${MODES:-conv bn rnn fusion}
 timeout_s=${MODE_TIMEOUT:-600}
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -70,14 +75,23 @@ grep -q "ANYDNN_HAVE_CUDNN_FRONTEND" "$build/build.ninja" 2> /dev/null ||
     "peer is cuDNN's legacy Find API (pip install nvidia-cudnn-frontend, or" \
     "scripts/gpu-offline-deps.sh, then reconfigure)"
 
-# The options the PyTorch peer shares with gpu_vs_cudnn.
+# The options the PyTorch peers share with gpu_vs_cudnn (the fusion peer reads both shape files).
 torch_args=()
+fusion_torch_args=()
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case ${args[i]} in
-    --quick) torch_args+=(--quick) ;;
+    --quick)
+      torch_args+=(--quick)
+      fusion_torch_args+=(--quick)
+      ;;
     --batch | --filter | --warmup | --iters | --budget-ms | --shapes | --conv-shapes)
       torch_args+=("${args[i]}" "${args[i + 1]:-}")
+      [ "${args[i]}" = --shapes ] || fusion_torch_args+=("${args[i]}" "${args[i + 1]:-}")
+      i=$((i + 1))
+      ;;
+    --bn-shapes)
+      fusion_torch_args+=("${args[i]}" "${args[i + 1]:-}")
       i=$((i + 1))
       ;;
   esac
@@ -120,13 +134,34 @@ for mode in $modes; do
         fi
       done
       ;;
+    fusion)
+      # One gpu_vs_cudnn run per group (TF32 is read once per process), then the PyTorch peer,
+      # and the GEMM limits unless the conv mode measured them already.
+      IFS=, read -r -a fprec <<< "${FUSION_PRECISION:-fp32,tf32,fp16,bn-fp32,bn-fp16}"
+      for p in "${fprec[@]}"; do
+        echo "=== fusion $p: anydnn fused / unfused vs cuDNN"
+        rm -f "$out/fusion-$p.csv"
+        run "$out/fusion-$p.txt" "$bin" fusion --precision "$p" --csv "$out/fusion-$p.csv" "$@"
+      done
+      if [ -n "$torch_py" ]; then
+        echo "=== fusion: PyTorch"
+        rm -f "$out/torch-fusion.csv"
+        run "$out/torch-fusion.txt" "$torch_py" "$root/bench/gpu/torch_fusion_peer.py" \
+          --groups "${FUSION_PRECISION:-fp32,tf32,fp16,bn-fp32,bn-fp16}" \
+          --csv "$out/torch-fusion.csv" "${fusion_torch_args[@]}"
+        if [ ! -s "$out/torch-peaks.csv" ]; then
+          run "$out/torch-peaks.txt" "$torch_py" "$root/bench/gpu/torch_conv_peer.py" \
+            --peaks-only --csv "$out/torch-peaks.csv"
+        fi
+      fi
+      ;;
     bn | rnn | eltwise | layers)
       echo "=== $mode"
       rm -f "$out/$mode.csv"
       run "$out/$mode.txt" "$bin" "$mode" --csv "$out/$mode.csv" "$@"
       ;;
     *)
-      echo "bench-gpu: unknown mode $mode (conv, bn, rnn, eltwise, layers)"
+      echo "bench-gpu: unknown mode $mode (conv, bn, rnn, eltwise, layers, fusion)"
       status=1
       ;;
   esac
@@ -146,11 +181,28 @@ if [ ${#conv_inputs[@]} -gt 0 ]; then
   python3 "$root/bench/gpu/merge_conv.py" --summary "$out/conv-summary.txt" \
     --merged-csv "$out/conv-merged.csv" "${conv_inputs[@]}" || status=1
 fi
+# The fusion rows have their own columns and their own merge (fusion-summary.txt).
+fusion_inputs=()
+for f in "$out"/fusion-*.csv "$out/torch-fusion.csv" "$out/torch-peaks.csv"; do
+  [ -s "$f" ] && fusion_inputs+=("$f")
+done
+rm -f "$out/fusion-summary.txt"
+if ls "$out"/fusion-*.csv > /dev/null 2>&1; then
+  echo "=== fusion: merged"
+  python3 "$root/bench/gpu/merge_fusion.py" --summary "$out/fusion-summary.txt" \
+    "${fusion_inputs[@]}" > /dev/null || status=1
+  sed -n '/^# summary/,$p' "$out/fusion-summary.txt" 2> /dev/null || true
+fi
 csvs=()
 for f in "$out/conv-merged.csv" "$out/bn.csv" "$out/rnn.csv" "$out/eltwise.csv" "$out/layers.csv"; do
   [ -s "$f" ] && csvs+=("$f")
 done
-[ ${#csvs[@]} -gt 0 ] || exit 1
+if [ ${#csvs[@]} -eq 0 ]; then
+  # Only the fusion mode ran (or nothing did).
+  [ -s "$out/fusion-summary.txt" ] && cp "$out/fusion-summary.txt" "$out/summary.txt" &&
+    echo "summary: $out/summary.txt" && echo "results: $out" && exit $status
+  exit 1
+fi
 
 py=""
 for p in python3 /usr/bin/python3; do
@@ -169,6 +221,7 @@ rm -f "$out/gpu_vs_cudnn.png"
 # script prints them; with --no-plot when matplotlib is missing).
 {
   [ -s "$out/conv-summary.txt" ] && cat "$out/conv-summary.txt" && echo
+  [ -s "$out/fusion-summary.txt" ] && cat "$out/fusion-summary.txt" && echo
   if [ -n "$py" ]; then
     "$py" "$root/scripts/plot-gpu-bench.py" "$out/gpu_vs_cudnn.png" "${csvs[@]}" ||
       echo "bench-gpu: the plot failed (the CSV files are complete)"

@@ -10,7 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-all=(fuzz_descriptors fuzz_compute fuzz_driver_args fuzz_log_decoder fuzz_find_db fuzz_activation fuzz_ctc)
+all=(fuzz_descriptors fuzz_compute fuzz_driver_args fuzz_log_decoder fuzz_find_db fuzz_activation fuzz_ctc
+  fuzz_find2)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 jobs=${FUZZ_JOBS:-2}

@@ -1,8 +1,8 @@
 // anydnn's CUDA backend vs cuDNN, side by side in one process on the same stream and the same
 // buffers (benchmark, not a test).
 //
-//   gpu_vs_cudnn conv|bn|rnn|eltwise|layers|all [--precision LIST] [--shapes FILE] [--conv-shapes
-//   FILE]
+//   gpu_vs_cudnn conv|bn|rnn|eltwise|layers|fusion|all [--precision LIST] [--shapes FILE]
+//   [--conv-shapes FILE]
 //                [--bn-shapes FILE] [--rnn-shapes FILE] [--batch N] [--filter TEXT]
 //                [--warmup N] [--iters N] [--budget-ms MS] [--workspace-mb MB]
 //                [--cudnn-api frontend|legacy] [--csv OUT.csv] [--quick] [--no-verify] [--list]
@@ -17,6 +17,9 @@
 // eltwise: the same shapes, ReLU forward / backward and the residual add (activation, OpTensor).
 // layers: pooling, softmax, LRN and reductions on network-sized shapes (gpu_layers.cpp).
 // rnn: DeepBench RNN training set, fwd / bwd data / bwd weights, fp32 (fp16 on request).
+// fusion: conv + bias + ReLU on the conv layers (fp32, tf32, fp16 NHWC) and BN + ReLU on the BN
+//   shapes (bn-fp32, bn-fp16): anydnn's fusion plans vs the unfused anydnn calls vs cuDNN's fused
+//   paths (gpu_fusion.hpp); its own CSV columns, so it is not part of `all`.
 // Times are medians of CUDA-event-timed calls; ratio = anydnn / cuDNN (below 1: anydnn
 // faster); every group ends with geometric means. Outputs of conv and BN are compared once
 // per shape (relative L2 difference; "MISMATCH" flags it, nothing aborts).
@@ -35,6 +38,7 @@
 #include <sstream>
 
 #include "gpu_common.hpp"
+#include "gpu_fusion.hpp"
 
 using namespace anydnn::gpubench;
 
@@ -42,7 +46,7 @@ namespace {
 
 void usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s conv|bn|rnn|eltwise|layers|all [--precision LIST] [--shapes FILE] "
+               "usage: %s conv|bn|rnn|eltwise|layers|fusion|all [--precision LIST] [--shapes FILE] "
                "[--conv-shapes F] "
                "[--bn-shapes F] [--rnn-shapes F] [--batch N] [--filter TEXT] [--warmup N] "
                "[--iters N] [--budget-ms MS] [--workspace-mb MB] [--cudnn-api frontend|legacy] "
@@ -69,9 +73,16 @@ int run_in_process(Options o, const Job& j) {
   setenv("MIOPEN_BACKEND", "cuda", 1);
   unsetenv("MIOPEN_FIND_MODE");
   use_scratch_find_db();
-  if (!o.csv.empty() && !o.csv_append) write_csv_header(o.csv);
+  if (!o.csv.empty() && !o.csv_append) {
+    if (j.mode == "fusion")
+      write_fusion_csv_header(o.csv);
+    else
+      write_csv_header(o.csv);
+  }
   try {
-    if (j.mode == "conv")
+    if (j.mode == "fusion")
+      run_fusion(o, j.precision);
+    else if (j.mode == "conv")
       run_conv(o, j.precision);
     else if (j.mode == "bn")
       run_bn(o, j.precision);
@@ -200,7 +211,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (o.mode != "conv" && o.mode != "bn" && o.mode != "rnn" && o.mode != "eltwise" &&
-      o.mode != "layers" && o.mode != "all") {
+      o.mode != "layers" && o.mode != "fusion" && o.mode != "all") {
     usage(argv[0]);
     return 1;
   }
@@ -209,9 +220,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--shapes names one mode's file: use --conv-shapes etc. with all\n");
       return 1;
     }
-    (o.mode == "conv"                        ? conv_shapes
-     : o.mode == "bn" || o.mode == "eltwise" ? bn_shapes
-                                             : rnn_shapes) = shapes;
+    if (o.mode == "fusion") {
+      // One precision names its half (a child job gets --shapes so); several need both files.
+      const auto ps = split(precision);
+      if (ps.size() != 1) {
+        std::fprintf(stderr, "fusion with several precisions: --conv-shapes and --bn-shapes\n");
+        return 1;
+      }
+      (ps[0].rfind("bn-", 0) == 0 ? bn_shapes : conv_shapes) = shapes;
+    } else {
+      (o.mode == "conv"                        ? conv_shapes
+       : o.mode == "bn" || o.mode == "eltwise" ? bn_shapes
+                                               : rnn_shapes) = shapes;
+    }
   }
 
   std::vector<Job> jobs;
@@ -225,6 +246,11 @@ int main(int argc, char** argv) {
   add("eltwise", "fp32,fp16", bn_shapes);
   add("layers", "fp32,fp16", "");
   add("rnn", "fp32", rnn_shapes);
+  // Not part of `all` (its own CSV columns); its precisions name the conv and BN halves.
+  if (o.mode == "fusion")
+    for (const std::string& p :
+         split(precision.empty() ? "fp32,tf32,fp16,bn-fp32,bn-fp16" : precision))
+      jobs.push_back({"fusion", p, p.rfind("bn-", 0) == 0 ? bn_shapes : conv_shapes});
   if (jobs.empty()) {
     usage(argv[0]);
     return 1;
@@ -237,7 +263,11 @@ int main(int argc, char** argv) {
                        ("anydnn-gpu-bench-" + std::to_string(static_cast<long>(getpid())) + ".csv"))
                           .string()
                     : o.csv;
-  write_csv_header(csv);
+  const bool fusion = o.mode == "fusion";
+  if (fusion)
+    write_fusion_csv_header(csv);
+  else
+    write_csv_header(csv);
   std::vector<std::string> failed;
   const auto t0 = std::chrono::steady_clock::now();
   for (const Job& j : jobs) {
@@ -249,7 +279,13 @@ int main(int argc, char** argv) {
     if (!how.empty()) failed.push_back(j.mode + " " + j.precision + " (" + how + ")");
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  print_summary(read_csv(csv), "all jobs");
+  if (fusion)
+    std::printf(
+        "# fusion: every job's TOTAL lines are above; bench/gpu/merge_fusion.py %s adds "
+        "the PyTorch peer and the hardware limits\n",
+        csv.c_str());
+  else
+    print_summary(read_csv(csv), "all jobs");
   std::printf("# total %.1f s; %zu of %zu jobs failed", total, failed.size(), jobs.size());
   for (const auto& f : failed)
     std::printf("; %s", f.c_str());

@@ -533,6 +533,8 @@ MIOPEN_EXPORT miopenStatus_t miopenReduceTensor(
 #include <miopen/miopen_pooling.h>
 #include <miopen/miopen_rnn.h>
 #include <miopen/miopen_softmax.h>
+/* After softmax: a softmax problem takes its descriptor. */
+#include <miopen/miopen_find2.h>
 
 #ifdef __cplusplus
 }

@@ -41,8 +41,8 @@ MIOPEN_EXPORT miopenStatus_t miopenSoftmaxBackward_V2(
     const miopenTensorDescriptor_t dxDesc, void* dx, miopenSoftmaxAlgorithm_t algorithm,
     miopenSoftmaxMode_t mode);
 
-/* The descriptor of MIOpen's problem API (its miopenCreateSoftmaxProblem is beta and not here).
- * MIOpen has no destroy call for it. */
+/* The descriptor of MIOpen's Find 2.0 problem API (miopenCreateSoftmaxProblem, beta, in
+ * miopen_find2.h). MIOpen has no destroy call for it. */
 MIOPEN_EXPORT miopenStatus_t miopenCreateSoftmaxDescriptor(miopenSoftmaxDescriptor_t* softmaxDesc);
 MIOPEN_EXPORT miopenStatus_t miopenSetSoftmaxDescriptor(miopenSoftmaxDescriptor_t softmaxDesc,
                                                         float alpha, float beta,

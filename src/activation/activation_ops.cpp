@@ -21,4 +21,17 @@ void activation_run(Handle& handle, const ActivationProblem& p, const Activation
   handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 
+std::vector<const ActivationSolverEntry*> activation_solvers_for(Handle& handle,
+                                                                 const ActivationProblem& p) {
+  return applicable_solvers(handle.backend().activation_solvers(), handle.context(), p);
+}
+
+void activation_run_solver(Handle& handle, const ActivationProblem& p, uint64_t solver_id,
+                           const ActivationBuffers& buffers) {
+  const ExecutionContext ctx = handle.context();
+  const ActivationSolverEntry& e =
+      applicable_solver(handle.backend().activation_solvers(), ctx, p, solver_id, "activation");
+  handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
+}
+
 }  // namespace anydnn

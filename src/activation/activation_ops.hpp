@@ -2,6 +2,9 @@
 // backend (logging each rejection at Info2) and runs it, timed for miopenGetKernelTime.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "handle/handle.hpp"
 #include "problem/activation_problem.hpp"
 #include "solver/activation_solver.hpp"
@@ -12,5 +15,12 @@ namespace anydnn {
 const ActivationSolverEntry& select_activation_solver(Handle& handle, const ActivationProblem& p);
 
 void activation_run(Handle& handle, const ActivationProblem& p, const ActivationBuffers& buffers);
+
+// Find 2.0's view: every applicable solver (registry order, fallbacks only when nothing else
+// applies), and a run of one of them by id (BadParm when it is not there or does not apply).
+std::vector<const ActivationSolverEntry*> activation_solvers_for(Handle& handle,
+                                                                 const ActivationProblem& p);
+void activation_run_solver(Handle& handle, const ActivationProblem& p, uint64_t solver_id,
+                           const ActivationBuffers& buffers);
 
 }  // namespace anydnn

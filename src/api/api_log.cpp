@@ -178,6 +178,73 @@ void log_value(std::ostream& os, miopenCTCLossDescriptor_t c) {
   os << static_cast<int>(o->desc.data_type) << ", ";
 }
 
+// Find 2.0 objects. MIOpen prints a problem as its address; here it prints its operator,
+// direction and tensors (find2::Problem::describe), so the trace says what was found.
+void log_value(std::ostream& os, miopenProblem_t p) {
+  const auto* o = peek<ProblemObject, ObjectTag::Problem>(p);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(p));
+    return;
+  }
+  os << o->problem.describe();
+}
+
+void log_value(std::ostream& os, miopenFindOptions_t p) {
+  const auto* o = peek<FindOptionsObject, ObjectTag::FindOptions>(p);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(p));
+    return;
+  }
+  const auto& f = o->options;
+  os << "tuning " << (f.tuning ? 1 : 0) << ", order " << static_cast<int>(f.results_order)
+     << ", workspace limit " << f.workspace_limit;
+  if (f.has_workspace) os << ", workspace " << f.workspace << " (" << f.workspace_size << ")";
+  for (const auto& [id, ptr] : f.tensors)
+    os << ", " << find2::tensor_argument_name(id) << " -> " << ptr;
+  os << ", attach binaries " << f.attach_binaries;
+}
+
+void log_value(std::ostream& os, miopenSolution_t p) {
+  const auto* o = peek<SolutionObject, ObjectTag::Solution>(p);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(p));
+    return;
+  }
+  const auto& s = o->solution;
+  os << s.solver_id() << "/" << s.solver_name() << ", " << s.time_ms() << " ms, workspace "
+     << s.workspace_size() << ", " << find2::backend_kind_name(s.backend()) << " " << s.device_id();
+}
+
+void log_value(std::ostream& os, miopenMhaDescriptor_t d) {
+  const auto* o = peek<MhaObject, ObjectTag::Mha>(d);
+  if (o == nullptr) {
+    log_value(os, static_cast<const void*>(d));
+    return;
+  }
+  os << "scale " << o->desc.scale;
+}
+
+void log_value(std::ostream& os, const TensorArgumentList& list) {
+  if (list.data == nullptr) {
+    os << "nullptr";
+    return;
+  }
+  os << "{";
+  for (size_t i = 0; i < list.count && i < 64; ++i) {
+    const miopenTensorArgument_t& a = list.data[i];
+    os << ' ' << find2::tensor_argument_name(a.id) << ": ";
+    if (a.descriptor == nullptr)
+      os << "NULL";
+    else
+      log_value(os, *a.descriptor);
+    os << " -> ";
+    log_value(os, static_cast<const void*>(a.buffer));
+    os << ",";
+  }
+  if (list.count > 64) os << " ...";
+  os << " }";
+}
+
 void log_value(std::ostream& os, const void* p) {
   if (p == nullptr) {
     os << "nullptr";

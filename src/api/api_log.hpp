@@ -50,6 +50,22 @@ void log_value(std::ostream& os, miopenPoolingDescriptor_t p);
 void log_value(std::ostream& os, miopenSoftmaxDescriptor_t s);
 void log_value(std::ostream& os, miopenLRNDescriptor_t d);
 void log_value(std::ostream& os, miopenCTCLossDescriptor_t c);
+void log_value(std::ostream& os, miopenProblem_t p);
+void log_value(std::ostream& os, miopenFindOptions_t o);
+void log_value(std::ostream& os, miopenSolution_t s);
+void log_value(std::ostream& os, miopenMhaDescriptor_t d);
+
+// miopenRunSolution's argument array, logged as MIOpen logs it: "{ <id>: <descriptor or NULL>
+// -> <buffer>, ... }". Pass log_tensor_arguments(tensors, nInputs) to ANYDNN_LOG_API, which
+// logs it under the array's name (as log_array).
+struct TensorArgumentList {
+  const miopenTensorArgument_t* data;
+  size_t count;
+};
+inline TensorArgumentList log_tensor_arguments(const miopenTensorArgument_t* data, size_t count) {
+  return {data, count};
+}
+void log_value(std::ostream& os, const TensorArgumentList& list);
 void log_value(std::ostream& os, const void* p);
 void log_value(std::ostream& os, const char* s);
 

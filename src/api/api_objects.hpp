@@ -15,6 +15,7 @@
 #include "core/rnn_descriptor.hpp"
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "find2/find2_ops.hpp"
 #include "fusion/fusion_plan.hpp"
 #include "handle/handle.hpp"
 #include "pooling/pooling_desc.hpp"
@@ -42,6 +43,10 @@ enum class ObjectTag : uint32_t {
   FusionPlan = 0x414e4631u,    // "ANF1"
   FusionOp = 0x414e4f31u,      // "ANO1"
   OperatorArgs = 0x414e4731u,  // "ANG1"
+  Problem = 0x414e3250u,       // "AN2P": Find 2.0
+  FindOptions = 0x414e324fu,   // "AN2O"
+  Solution = 0x414e3253u,      // "AN2S"
+  Mha = 0x414e4d31u,           // "ANM1"
 };
 
 struct HandleObject : miopenHandle {
@@ -164,6 +169,34 @@ struct OperatorArgsObject : miopenOperatorArgs {
   OperatorArgs args;
 };
 
+// Find 2.0 (find2/): a problem, find options, a solution, an MHA descriptor.
+struct ProblemObject : miopenProblem {
+  explicit ProblemObject(find2::Problem p) : problem(std::move(p)) {}
+  ~ProblemObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Problem;
+  find2::Problem problem;
+};
+
+struct FindOptionsObject : miopenFindOptions {
+  ~FindOptionsObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::FindOptions;
+  find2::FindOptions options;
+};
+
+struct SolutionObject : miopenSolution {
+  explicit SolutionObject(find2::Solution s) : solution(std::move(s)) {}
+  ~SolutionObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Solution;
+  find2::Solution solution;
+};
+
+// miopenSetMhaDescriptor's argument; a new descriptor has scale 1 (MIOpen leaves it unset).
+struct MhaObject : miopenMhaDescriptor {
+  ~MhaObject() { tag = ObjectTag::Dead; }
+  ObjectTag tag = ObjectTag::Mha;
+  find2::MhaOperator desc;
+};
+
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
@@ -232,6 +265,19 @@ inline FusionOp& deref(miopenFusionOpDescriptor_t o, const char* name) {
 }
 inline OperatorArgs& deref(miopenOperatorArgs_t a, const char* name = "args") {
   return deref_object<OperatorArgsObject, ObjectTag::OperatorArgs>(a, name).args;
+}
+
+inline find2::Problem& deref(miopenProblem_t p, const char* name = "problem") {
+  return deref_object<ProblemObject, ObjectTag::Problem>(p, name).problem;
+}
+inline find2::FindOptions& deref(miopenFindOptions_t o, const char* name = "options") {
+  return deref_object<FindOptionsObject, ObjectTag::FindOptions>(o, name).options;
+}
+inline find2::Solution& deref(miopenSolution_t s, const char* name = "solution") {
+  return deref_object<SolutionObject, ObjectTag::Solution>(s, name).solution;
+}
+inline find2::MhaOperator& deref(miopenMhaDescriptor_t d, const char* name = "mhaDesc") {
+  return deref_object<MhaObject, ObjectTag::Mha>(d, name).desc;
 }
 
 // A descriptor that must have been set (a compute call's argument).

@@ -1,7 +1,8 @@
 // C API: fusion plans (MIOpen's fusion API) and miopenConvolutionBiasActivationForward. The
 // shims check every argument (null pointers, enum values, an operator handle of the kind the call
-// needs) and hand the plan to fusion/fusion_plan.hpp, which checks the chain at compile time and
-// runs it as a sequence of the library's primitives. Semantics: docs/api-status.md, "Fusion".
+// needs) and hand the plan to fusion/fusion_plan.hpp, which checks the chain at compile time,
+// chooses a fusion solver (fused kernels, or the operators in sequence) and runs it.
+// Semantics: docs/api-status.md, "Fusion".
 #include <miopen/miopen.h>
 
 #include <algorithm>
@@ -94,10 +95,12 @@ extern "C" miopenStatus_t miopenFusionPlanGetWorkSpaceSize(
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, fusePlanDesc, workSpaceSize, algo);
   return guard(cfg, __func__, [&] {
-    deref(handle);
-    deref(fusePlanDesc);
-    valid_algo(algo);
-    deref_out(workSpaceSize, "workSpaceSize") = 0;  // the sequence allocates its own
+    Handle& h = deref(handle);
+    FusionPlan& plan = deref(fusePlanDesc).plan;
+    valid_algo(algo);  // ignored, as in MIOpen: the plan's algorithm (SetAlgo) decides
+    auto& out = deref_out(workSpaceSize, "workSpaceSize");
+    // What the chosen fusion solver needs (the plan keeps its own: execute takes none).
+    out = plan.workspace_size(h);
   });
 }
 
@@ -376,9 +379,12 @@ extern "C" miopenStatus_t miopenExecuteFusionPlan(const miopenHandle_t handle,
   ANYDNN_LOG_API(cfg, handle, fusePlanDesc, inputDesc, input, outputDesc, output, args);
   return guard(cfg, __func__, [&] {
     Handle& h = deref(handle);
-    deref(fusePlanDesc)
-        .plan.execute(h, deref_set(inputDesc, "inputDesc"), input,
-                      deref_set(outputDesc, "outputDesc"), output, deref(args));
+    FusionPlan& plan = deref(fusePlanDesc).plan;
+    // MIOpen's LogCmdFusion, before each execution of a compiled plan.
+    if (cfg.log_driver_commands && plan.compiled())
+      log_driver_command(cfg, "LogCmdFusion", plan.key());
+    plan.execute(h, deref_set(inputDesc, "inputDesc"), input, deref_set(outputDesc, "outputDesc"),
+                 output, deref(args));
   });
 }
 

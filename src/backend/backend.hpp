@@ -30,6 +30,9 @@ class DropoutKernels;
 class TensorOpSolver;
 class ReduceSolver;
 class PoolingSolver;
+class MhaSolver;
+class FusionSolver;
+class MhaSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -60,6 +63,10 @@ struct Primitives {
   const SolverRegistry<ReduceSolver>* reduce = nullptr;
   // pooling/pooling_registry.hpp
   const SolverRegistry<PoolingSolver>* pooling = nullptr;
+  // fusion/fusion_registry.hpp: fusion plans (fused solvers, then the sequence)
+  const SolverRegistry<FusionSolver>* fusion = nullptr;
+  // mha/mha_registry.hpp: multi-head attention (Find 2.0's MHA problems)
+  const SolverRegistry<MhaSolver>* mha = nullptr;
 };
 
 class Backend {
@@ -87,6 +94,8 @@ class Backend {
     return *primitives().tensor_op;
   }
   const SolverRegistry<ReduceSolver>& reduce_solvers() const { return *primitives().reduce; }
+  const SolverRegistry<FusionSolver>& fusion_solvers() const { return *primitives().fusion; }
+  const SolverRegistry<MhaSolver>& mha_solvers() const { return *primitives().mha; }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;

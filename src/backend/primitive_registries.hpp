@@ -10,7 +10,9 @@
 #include "backend/backend.hpp"
 #include "bn/bn_registry.hpp"
 #include "ctc/ctc_registry.hpp"
+#include "fusion/fusion_registry.hpp"
 #include "lrn/lrn_registry.hpp"
+#include "mha/mha_registry.hpp"
 #include "pooling/pooling_registry.hpp"
 #include "reduction/reduce_registry.hpp"
 #include "softmax/softmax_registry.hpp"
@@ -28,6 +30,8 @@ struct PrimitiveRegistries {
   TensorOpSolverRegistry tensor_op = make_tensor_op_registry<K>();
   ReduceSolverRegistry reduce = make_reduce_registry<K>();
   PoolingSolverRegistry pooling = make_pooling_registry<K>();
+  FusionSolverRegistry fusion = make_fusion_registry<K>();
+  MhaSolverRegistry mha = make_mha_registry<K>();
 
   // Points `p` at these registries; the owner must outlive every use of `p`.
   void wire(Primitives& p) const {
@@ -39,6 +43,8 @@ struct PrimitiveRegistries {
     p.tensor_op = &tensor_op;
     p.reduce = &reduce;
     p.pooling = &pooling;
+    p.fusion = &fusion;
+    p.mha = &mha;
   }
 };
 

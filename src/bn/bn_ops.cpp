@@ -21,4 +21,16 @@ void bn_run(Handle& handle, const BnProblem& p, const BnBuffers& buffers) {
   handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 
+std::vector<const BnSolverEntry*> bn_solvers_for(Handle& handle, const BnProblem& p) {
+  return applicable_solvers(handle.backend().bn_solvers(), handle.context(), p);
+}
+
+void bn_run_solver(Handle& handle, const BnProblem& p, uint64_t solver_id,
+                   const BnBuffers& buffers) {
+  const ExecutionContext ctx = handle.context();
+  const BnSolverEntry& e =
+      applicable_solver(handle.backend().bn_solvers(), ctx, p, solver_id, "batch-normalization");
+  handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
+}
+
 }  // namespace anydnn

@@ -6,9 +6,6 @@
 
 namespace anydnn {
 
-namespace {
-
-// A bias tensor for activations `t`: [1, K, 1, 1] (or [1, K, 1, 1, 1]) of t's type.
 void check_bias_shape(const TensorDescriptor& bias, const TensorDescriptor& t, const char* bname,
                       const char* tname) {
   ANYDNN_CHECK_BADPARM(t.num_dims() == 4 || t.num_dims() == 5,
@@ -27,8 +24,6 @@ void check_bias_shape(const TensorDescriptor& bias, const TensorDescriptor& t, c
   ANYDNN_CHECK(is_float_like(t.type()), miopenStatusNotImplemented,
                "convolution bias on " << data_type_name(t.type()) << " data is not supported");
 }
-
-}  // namespace
 
 void conv_bias_forward(Handle& handle, const TensorDescriptor& b_desc, const void* b,
                        const TensorDescriptor& y_desc, void* y, float alpha, float beta) {

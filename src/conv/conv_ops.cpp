@@ -50,21 +50,6 @@ const char* find_function_name(ConvDirection d) {
   return "FindConv";
 }
 
-float time_invoker(Handle& handle, const ConvInvoker& invoker, const ConvBuffers& bufs) {
-  Backend& backend = handle.backend();
-  const bool lazy = backend.kind() == BackendKind::Cuda;
-  const float cold = backend.run_timed([&] { invoker(bufs); });
-  if (cold >= kShortRunMs && !lazy) return cold;
-  float best = std::numeric_limits<float>::max();
-  float spent = lazy ? 0.0f : cold;  // the budget counts warm runs only on a GPU
-  for (int run = 1; run < kMaxRuns && (run == 1 || spent < kBudgetMs); ++run) {
-    const float t = backend.run_timed([&] { invoker(bufs); });
-    best = std::min(best, t);
-    spent += t;
-  }
-  return best == std::numeric_limits<float>::max() ? cold : best;
-}
-
 const ConvSolverEntry& solution_entry(Handle& handle, const ConvProblem& p, uint64_t id) {
   const ConvSolverEntry* e = handle.backend().conv_solvers().find(id);
   ANYDNN_CHECK_BADPARM(e != nullptr, "solution id " << id << " is not a solver of this backend");
@@ -85,6 +70,21 @@ void check_workspace(const ConvBuffers& bufs, size_t needed, std::string_view so
 }
 
 }  // namespace
+
+float find_time_ms(Handle& handle, const std::function<void()>& run) {
+  Backend& backend = handle.backend();
+  const bool lazy = backend.kind() == BackendKind::Cuda;
+  const float cold = backend.run_timed(run);
+  if (cold >= kShortRunMs && !lazy) return cold;
+  float best = std::numeric_limits<float>::max();
+  float spent = lazy ? 0.0f : cold;  // the budget counts warm runs only on a GPU
+  for (int i = 1; i < kMaxRuns && (i == 1 || spent < kBudgetMs); ++i) {
+    const float t = backend.run_timed(run);
+    best = std::min(best, t);
+    spent += t;
+  }
+  return best == std::numeric_limits<float>::max() ? cold : best;
+}
 
 std::string conv_db_key(const Handle& handle, const ConvProblem& p) {
   std::string key = p.network_config();
@@ -204,22 +204,6 @@ void register_found(Handle& handle, const std::string& network_config, const Con
                                                      e.workspace_size, std::move(invoker)});
 }
 
-// The best entry of each algorithm (entries in preference order), with invokers registered.
-std::vector<ConvFindEntry> register_best_per_algorithm(Handle& handle, const ConvProblem& p,
-                                                       const std::vector<ConvFindEntry>& ordered) {
-  std::vector<ConvFindEntry> result;
-  const auto& registry = handle.backend().conv_solvers();
-  for (const auto& e : ordered) {
-    const bool seen = std::any_of(result.begin(), result.end(),
-                                  [&](const auto& r) { return r.algorithm == e.algorithm; });
-    if (seen) continue;
-    register_found(handle, conv_db_key(handle, p), e,
-                   registry.find(e.solver_id)->solver->make_invoker(handle.context(), p));
-    result.push_back(e);
-  }
-  return result;
-}
-
 // A find-db record's entries that still apply (solver known, enabled, applicable, fits the
 // workspace), fastest first.
 std::vector<ConvFindEntry> usable_entries(Handle& handle, const ConvProblem& p,
@@ -262,14 +246,16 @@ std::vector<ConvFindEntry> fallback_entries(Handle& handle, const ConvProblem& p
 std::vector<const ConvSolverEntry*> find_candidates(Handle& handle, const ConvProblem& p,
                                                     const std::vector<const ConvSolverEntry*>& all,
                                                     const ConvBuffers& bufs, bool exhaustive,
-                                                    const char* fn) {
+                                                    const char* fn, bool& workspace_skipped) {
   const Config& cfg = handle.config();
   std::vector<Ranked> fitting;
+  workspace_skipped = false;
   for (const auto& r : rank_by_model(handle, p, all)) {
     if (fits(handle, p, *r.entry, bufs)) {
       fitting.push_back(r);
       continue;
     }
+    workspace_skipped = true;
     log_message(cfg, LogLevel::Info2, fn,
                 std::string(r.entry->solver->name()) + ": skipped, needs workspace " +
                     std::to_string(r.entry->solver->workspace_size(handle.context(), p)) + " > " +
@@ -318,10 +304,18 @@ void log_chosen(const Config& cfg, const char* fn, const ConvProblem& p,
 
 }  // namespace
 
-std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
-                                     bool exhaustive_search) {
+namespace {
+
+// One search: every solver a find-db record lists or Find timed, fastest first, with the
+// invokers built on the way (empty where none was built: record and fallback entries).
+struct FindOutcome {
+  std::vector<ConvFindEntry> entries;
+  std::vector<ConvInvoker> invokers;
+};
+
+FindOutcome find_outcome(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
+                         bool exhaustive_search, const char* fn) {
   const Config& cfg = handle.config();
-  const char* fn = find_function_name(p.direction());
   // An exhaustive search always measures, like MIOPEN_FIND_MODE=NORMAL.
   const FindMode mode = exhaustive_search ? FindMode::Normal : cfg.find_mode;
   log_message(cfg, LogLevel::Info, fn,
@@ -332,66 +326,120 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
                "no applicable solver for " << p.key()
                                            << " (MIOPEN_LOG_LEVEL=6 lists why each was rejected)");
   const std::string network_config = conv_db_key(handle, p);
+  const auto untimed = [](std::vector<ConvFindEntry> entries) {
+    FindOutcome o;
+    o.invokers.resize(entries.size());
+    o.entries = std::move(entries);
+    return o;
+  };
 
   // FAST, HYBRID and DYNAMIC_HYBRID use a find-db record when one applies; FAST also settles
   // for the immediate-mode fallback. (DYNAMIC_HYBRID equals HYBRID here: every CPU solver takes
   // any N, H and W.)
   if (mode != FindMode::Normal) {
     if (const auto rec = handle.find_db().load(network_config)) {
-      const auto usable = usable_entries(handle, p, solvers, bufs, *rec);
+      auto usable = usable_entries(handle, p, solvers, bufs, *rec);
       if (!usable.empty()) {
         log_message(cfg, LogLevel::Info, fn,
                     std::string("using the ") + find_record_source_name(rec->source) +
                         " record: no solver timed");
-        auto result = register_best_per_algorithm(handle, p, usable);
-        log_chosen(cfg, fn, p, result);
-        return result;
+        return untimed(std::move(usable));
       }
     }
     if (mode == FindMode::Fast) {
-      const auto fallback = fallback_entries(handle, p, solvers, bufs);
+      auto fallback = fallback_entries(handle, p, solvers, bufs);
       ANYDNN_CHECK(!fallback.empty(), miopenStatusBadParm,
                    "no solver for " << p.key() << " fits in the workspace of "
                                     << bufs.workspace_size << " bytes");
       log_message(cfg, LogLevel::Info, fn,
                   "FAST: no find-db record, immediate-mode fallback: no solver timed");
-      auto result = register_best_per_algorithm(handle, p, fallback);
-      log_chosen(cfg, fn, p, result);
-      return result;
+      return untimed(std::move(fallback));
     }
   }
 
   // Fallback solvers (the naive ones) are timed only when nothing else applies and fits.
-  std::vector<ConvFindEntry> timed;
-  std::map<int, std::pair<ConvFindEntry, ConvInvoker>> best;  // per algorithm
-  for (const auto* e : find_candidates(handle, p, solvers, bufs, exhaustive_search, fn)) {
+  FindOutcome timed;
+  bool workspace_skipped = false;
+  for (const auto* e :
+       find_candidates(handle, p, solvers, bufs, exhaustive_search, fn, workspace_skipped)) {
     const ConvSolver& s = *e->solver;
     const size_t ws = s.workspace_size(handle.context(), p);
     ConvInvoker invoker = s.make_invoker(handle.context(), p);
-    const float ms = time_invoker(handle, invoker, bufs);
-    ConvFindEntry entry{e->id, std::string(s.name()), find_algorithm(s, p.direction()), ms, ws};
+    const float ms = find_time_ms(handle, [&] { invoker(bufs); });
     log_message(
         cfg, LogLevel::Info2, fn,
         std::string(s.name()) + ": " + std::to_string(ms) + " ms, workspace " + std::to_string(ws));
-    timed.push_back(entry);
-    const int algo = static_cast<int>(entry.algorithm);
-    const auto it = best.find(algo);
-    if (it == best.end() || ms < it->second.first.time_ms) best[algo] = {entry, std::move(invoker)};
+    timed.entries.push_back(
+        {e->id, std::string(s.name()), find_algorithm(s, p.direction()), ms, ws});
+    timed.invokers.push_back(std::move(invoker));
   }
-  ANYDNN_CHECK(!timed.empty(), miopenStatusBadParm,
+  ANYDNN_CHECK(!timed.entries.empty(), miopenStatusBadParm,
                "no solver for " << p.key() << " fits in the workspace of " << bufs.workspace_size
                                 << " bytes; query *GetWorkSpaceSize first");
+  // A search that left solvers out for lack of workspace is not the problem's answer: the
+  // record stays as it was (MIOpen's default, MIOPEN_FIND_CONV_INSUFFICIENT_WORKSPACE_ALLOW_
+  // FINDDB_UPDATE unset), so a later Find with enough workspace still times them.
+  if (workspace_skipped)
+    log_message(cfg, LogLevel::Info, fn,
+                "find-db not updated: solvers were skipped for lack of workspace");
+  else
+    handle.find_db().store(network_config, timed.entries);
 
-  std::vector<ConvFindEntry> result;
-  for (auto& [algo, pair] : best) {
-    register_found(handle, network_config, pair.first, std::move(pair.second));
-    result.push_back(pair.first);
+  // Fastest first; stable, so equal times keep the candidates' order.
+  std::vector<size_t> order(timed.entries.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return timed.entries[a].time_ms < timed.entries[b].time_ms;
+  });
+  FindOutcome sorted;
+  for (size_t i : order) {
+    sorted.entries.push_back(timed.entries[i]);
+    sorted.invokers.push_back(std::move(timed.invokers[i]));
   }
-  std::sort(result.begin(), result.end(),
-            [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
-  handle.find_db().store(network_config, timed);
-  log_chosen(cfg, fn, p, result);
+  return sorted;
+}
+
+}  // namespace
+
+std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
+                                     bool exhaustive_search) {
+  const char* fn = find_function_name(p.direction());
+  FindOutcome found = find_outcome(handle, p, bufs, exhaustive_search, fn);
+  // The fastest entry of each algorithm, with its invoker registered for the legacy run calls.
+  const std::string network_config = conv_db_key(handle, p);
+  const auto& registry = handle.backend().conv_solvers();
+  std::vector<ConvFindEntry> result;
+  for (size_t i = 0; i < found.entries.size(); ++i) {
+    const ConvFindEntry& e = found.entries[i];
+    const bool seen = std::any_of(result.begin(), result.end(),
+                                  [&](const auto& r) { return r.algorithm == e.algorithm; });
+    if (seen) continue;
+    ConvInvoker invoker =
+        found.invokers[i] ? std::move(found.invokers[i])
+                          : registry.find(e.solver_id)->solver->make_invoker(handle.context(), p);
+    register_found(handle, network_config, e, std::move(invoker));
+    result.push_back(e);
+  }
+  log_chosen(handle.config(), fn, p, result);
   return result;
+}
+
+std::vector<ConvFindEntry> conv_find_solvers(Handle& handle, const ConvProblem& p,
+                                             const ConvBuffers& bufs, bool exhaustive_search,
+                                             const char* function) {
+  FindOutcome found = find_outcome(handle, p, bufs, exhaustive_search, function);
+  const std::string network_config = conv_db_key(handle, p);
+  const auto& registry = handle.backend().conv_solvers();
+  for (size_t i = 0; i < found.entries.size(); ++i) {
+    if (!found.invokers[i]) continue;  // built on first run (conv_compile_solution)
+    const ConvFindEntry& e = found.entries[i];
+    const ConvSolver& s = *registry.find(e.solver_id)->solver;
+    handle.conv_invokers().set_solution(
+        network_config, CachedConvInvoker{e.solver_id, e.solver_name, s.algorithm(),
+                                          e.workspace_size, std::move(found.invokers[i])});
+  }
+  return found.entries;
 }
 
 namespace {

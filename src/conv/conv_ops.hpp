@@ -5,6 +5,7 @@
 #include <miopen/miopen.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "db/find_db.hpp"
@@ -32,11 +33,24 @@ size_t conv_workspace_size(Handle& handle, const ConvProblem& p);
 
 // Times the applicable solvers on the given buffers (the output is overwritten), registers the
 // fastest invoker per algorithm in the handle and stores the record. Returns the fastest solver
-// of each algorithm, sorted by time. Solvers needing more workspace than given are skipped; an
-// exhaustive search times every other one, the default mode only those whose cost model
-// predicts them near the best (plus those without a model).
+// of each algorithm, sorted by time. Solvers needing more workspace than given are skipped (and
+// the record is then left as it was, as MIOpen leaves its find-db); an exhaustive search times
+// every other one, the default mode only those whose cost model predicts them near the best
+// (plus those without a model). The find mode decides whether a find-db record answers instead.
 std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const ConvBuffers& bufs,
                                      bool exhaustive_search);
+
+// Find 2.0 (miopenFindSolutions): the same search, find mode and find-db record as conv_find,
+// but every solver it timed (or the record lists) comes back, fastest first, not only the best
+// of each algorithm; the invokers it built go into the handle's immediate-mode cache, which
+// conv_run_solution runs. `function` names the caller in the log.
+std::vector<ConvFindEntry> conv_find_solvers(Handle& handle, const ConvProblem& p,
+                                             const ConvBuffers& bufs, bool exhaustive_search,
+                                             const char* function);
+
+// How Find times one candidate: a cold run, then warm runs within a budget; the minimum of the
+// warm runs (see conv_ops.cpp). Find 2.0 times every operator's solvers this way.
+float find_time_ms(Handle& handle, const std::function<void()>& run);
 
 // Scaling of a run: output = alpha * convolution + beta * output.
 struct ConvScale {

@@ -1,9 +1,13 @@
-// Fusion plans (MIOpen's fusion API): a vertical chain of operators on one input tensor, checked
-// when compiled against the chains MIOpen's fused solvers accept, then run. There is no fused
-// kernel yet: every accepted chain runs as a sequence of the library's own primitives (the
-// convolution's immediate-mode solution, conv bias, batch norm, activation, tensor ops) through
-// their front-ends, on whatever backend the handle has, with scratch from the backend. So the
-// results are those of the separate calls, and one front-end per primitive stays the only path.
+// Fusion plans (MIOpen's fusion API): a vertical chain of operators on one input tensor. When
+// the plan compiles, its operators become a FusionProblem (problem/fusion_problem.hpp: checked
+// against the chains MIOpen fuses, with one canonical key) and the first applicable solver of
+// the backend's fusion registry (fusion/fusion_registry.hpp) is chosen: a fused one (the
+// convolution solvers' epilogues apply bias, BN inference and the activation; the BN solvers
+// fuse the activation) or, when none applies, FusionSequence, which runs the operators one by
+// one through their front-ends. The chosen solver's workspace is allocated once, at compile
+// time, and kept in the plan: MIOpen's miopenExecuteFusionPlan takes no workspace, and a plan
+// is compiled once and executed many times (PyTorch caches them), so execute allocates nothing.
+// A plan is not for concurrent execution from several threads (its workspace is shared).
 #pragma once
 
 #include <miopen/miopen.h>
@@ -18,55 +22,10 @@
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
 #include "problem/activation_problem.hpp"
+#include "problem/fusion_problem.hpp"
+#include "solver/fusion_solver.hpp"
 
 namespace anydnn {
-
-// MIOpen's miopenFusionOp_t order (its internal enum).
-enum class FusionOpKind {
-  ConvForward = 0,
-  ActivForward = 1,
-  BnInference = 2,
-  BiasForward = 3,
-  BnForwardTraining = 4,
-  BnBackward = 5,
-  ActivBackward = 6,
-};
-const char* fusion_op_name(FusionOpKind kind);
-
-// One operator as created (miopenCreateOp*), with the tensors it takes and gives.
-struct FusionOp {
-  FusionOpKind kind = FusionOpKind::ConvForward;
-  int index = 0;
-  TensorDescriptor in, out;
-  ConvolutionDescriptor conv;  // ConvForward
-  TensorDescriptor w;          // ConvForward
-  // BiasForward: the bias; BnInference: scale / bias / mean / variance; BN training and
-  // backward: derived from the input (miopenDeriveBNTensorDescriptor).
-  TensorDescriptor param;
-  miopenActivationMode_t activ_mode = miopenActivationPASTHRU;
-  miopenBatchNormMode_t bn_mode = miopenBNSpatial;
-  bool running = false;  // BnForwardTraining: update the running mean / variance
-};
-
-// What miopenSetOpArgs* stored for one operator (alpha / beta are not kept: ignored, as MIOpen's
-// fused kernels ignore them).
-struct FusionOpArgs {
-  const void* w = nullptr;     // ConvForward
-  const void* bias = nullptr;  // BiasForward
-  double activ_alpha = 0.0, activ_beta = 0.0, activ_gamma = 0.0;
-  const void* scale = nullptr;  // BN: gamma
-  const void* shift = nullptr;  // BN: beta
-  const void* mean = nullptr;   // inference: estimated; backward: saved
-  const void* var = nullptr;    // inference: estimated variance; backward: saved inverse std
-  void* saved_mean = nullptr;   // forward training outputs
-  void* saved_invvar = nullptr;
-  void* run_mean = nullptr;  // forward training, updated
-  void* run_var = nullptr;
-  double exp_avg_factor = 0.0, epsilon = 0.0;
-  const void* x = nullptr;  // BnBackward: the forward input
-  void* dscale = nullptr;   // BnBackward outputs
-  void* dbias = nullptr;
-};
 
 // miopenOperatorArgs: the arguments of any plan's operators, by operator.
 class OperatorArgs {
@@ -95,35 +54,45 @@ class FusionPlan {
   std::vector<miopenConvFwdAlgorithm_t> conv_algorithms() const;
   void set_conv_algorithm(miopenConvFwdAlgorithm_t algo);
 
-  // Checks the chain (UnsupportedOp with the reason when MIOpen fuses no such chain,
-  // NotImplemented for horizontal fusion) and picks the convolution's solution.
+  // Checks the chain (UnsupportedOp with the reason when MIOpen fuses no such chain or no
+  // solver takes it, NotImplemented for horizontal fusion), chooses the fusion solver and
+  // allocates its workspace; logs the choice (Info).
   void compile(Handle& handle);
   bool compiled() const { return compiled_; }
   // Runs a compiled plan (BadParm when not compiled, when a descriptor is not the plan's or when
-  // an operator's arguments were not set).
+  // an operator's arguments were not set). A plan compiled with another handle is compiled
+  // again for this one first.
   void execute(Handle& handle, const TensorDescriptor& in_desc, const void* in,
                const TensorDescriptor& out_desc, void* out, const OperatorArgs& args);
+
+  // miopenFusionPlanGetWorkSpaceSize: the workspace the chosen solver needs (what compiling
+  // with this handle would choose, for a plan not compiled yet; UnsupportedOp as compile).
+  size_t workspace_size(Handle& handle);
+  // The chosen fusion solver's name (compiled plans; empty otherwise) and its problem's key.
+  std::string solver_name() const;
+  std::string key() const;
 
   // "ConvForward+BiasForward+ActivForward", for logs and messages.
   std::string chain_name() const;
 
  private:
-  enum class Chain { ConvBiasBnActiv, BnInferenceActiv, BnTrainingActiv, BnBackwardActiv };
+  // What compile chose for one handle.
+  struct Compiled {
+    FusionProblem problem;
+    const FusionSolverEntry* solver;
+    FusionInvoker invoker;
+  };
   const FusionOp* find(FusionOpKind kind) const;
-  Chain classify() const;
-  uint64_t conv_solution(Handle& handle) const;
-  void run_conv_chain(Handle& handle, const void* in, void* out, const OperatorArgs& args);
-  void run_bn_forward_chain(Handle& handle, const void* in, void* out, const OperatorArgs& args);
-  void run_bn_backward_chain(Handle& handle, const void* in, void* out, const OperatorArgs& args);
+  Compiled choose(Handle& handle) const;
 
   miopenFusionDirection_t direction_;
   TensorDescriptor input_;
   std::vector<std::unique_ptr<FusionOp>> ops_;  // stable addresses: the C handles point here
   std::optional<miopenConvFwdAlgorithm_t> algo_;
   bool compiled_ = false;
-  Chain chain_ = Chain::ConvBiasBnActiv;
+  std::optional<Compiled> compiled_state_;
+  DeviceBuffer workspace_;
   const Handle* compiled_for_ = nullptr;
-  uint64_t solution_ = 0;
 };
 
 // miopenConvolutionBiasActivationForward: y = activation(alpha1 * conv(x, w) + alpha2 * z +

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "problem/bn_problem.hpp"
+#include "solver/fused_epilogue.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 
@@ -20,7 +21,7 @@ struct BnBuffers {
   const void* dy = nullptr;  // backward input
   void* dx = nullptr;        // backward output
   const void* scale = nullptr;
-  const void* bias = nullptr;  // forward only
+  const void* bias = nullptr;  // forward; backward too with an activation (to recompute bn(x))
   // Forward training: running mean / variance (read and updated). Inference: the estimates.
   void* run_mean = nullptr;
   void* run_var = nullptr;
@@ -31,6 +32,10 @@ struct BnBuffers {
   void* dbias = nullptr;
   // y = alpha * bn(x) + beta * y; dx likewise; dscale/dbias with the param factors.
   float alpha = 1.0f, beta = 0.0f, alpha_param = 1.0f, beta_param = 0.0f;
+  // Fused activation (solver/fused_epilogue.hpp): forward y = alpha * act(bn(x)) + beta * y;
+  // backward runs on act'(dy) at bn(x), recomputed from the saved statistics and scale / bias.
+  // Set only by the fusion front-end, only for a solver whose activation_support() said yes.
+  const FusedActivation* activation = nullptr;
 };
 
 class BnSolver {
@@ -42,6 +47,12 @@ class BnSolver {
   virtual bool fallback_only() const { return false; }
   virtual Applicability applicable(const ExecutionContext& ctx, const BnProblem& p) const = 0;
   virtual void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const = 0;
+  // Whether run() applies a fused activation of this mode (BnBuffers::activation) to a problem
+  // it is applicable to. Backward needs the saved statistics (p.save()). Default: no.
+  virtual Applicability activation_support(const ExecutionContext& /*ctx*/, const BnProblem& /*p*/,
+                                           miopenActivationMode_t /*mode*/) const {
+    return Applicability::no("no fused activation");
+  }
 };
 
 // Ordered: the first applicable solver runs (bn/bn_registry.hpp).

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "problem/conv_problem.hpp"
+#include "solver/fused_epilogue.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 
@@ -26,6 +27,10 @@ struct ConvBuffers {
   void* y = nullptr;
   void* workspace = nullptr;
   size_t workspace_size = 0;
+  // Forward only: applied to y as it is written (solver/fused_epilogue.hpp). Set only by the
+  // fusion front-end, and only for a solver whose epilogue_support() said yes to its needs();
+  // null everywhere else (every other caller, Find, the invoker cache).
+  const ConvEpilogue* epilogue = nullptr;
 };
 
 using ConvInvoker = std::function<void(const ConvBuffers&)>;
@@ -57,6 +62,14 @@ class ConvSolver {
   }
   // Only called for applicable problems.
   virtual ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
+  // Whether this solver's invoker applies an epilogue with these needs to a forward problem it
+  // is applicable to (ConvBuffers::epilogue; the contract is solver/fused_epilogue.hpp). The
+  // same invoker runs with and without one, so Find's timings and the invoker cache are shared.
+  // Default: no. Only asked about applicable forward problems.
+  virtual Applicability epilogue_support(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/,
+                                         const ConvEpilogueNeeds& /*needs*/) const {
+    return Applicability::no("no fused epilogue");
+  }
 };
 
 // The backend's ordered convolution solvers (backend/*/conv_registry.cpp).

@@ -5,8 +5,10 @@
 // Convolution has its own selection (Find, immediate mode, the find-db) in conv/conv_ops.cpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/logger.hpp"
@@ -37,6 +39,40 @@ const SolverEntry<Solver>& select_first_applicable(const SolverRegistry<Solver>&
                "no " << family << " solver for " << p.key() << " ("
                      << (reasons.empty() ? "none registered" : reasons) << ")");
   return *fallback;
+}
+
+// Every applicable solver in registry order, the fallback-only ones only when no other applies:
+// the choices Find 2.0 offers (miopenFindSolutions) for a family that otherwise runs the first.
+// Rejections are logged at Info2.
+template <class Solver, class Problem>
+std::vector<const SolverEntry<Solver>*> applicable_solvers(const SolverRegistry<Solver>& registry,
+                                                           const ExecutionContext& ctx,
+                                                           const Problem& p) {
+  std::vector<const SolverEntry<Solver>*> regular, fallback;
+  for (const auto& e : registry.entries()) {
+    const Applicability a = e.solver->applicable(ctx, p);
+    if (!a) {
+      ANYDNN_LOG_I2(ctx.config, e.solver->name() << " not applicable: " << a.reason);
+      continue;
+    }
+    (e.solver->fallback_only() ? fallback : regular).push_back(&e);
+  }
+  return regular.empty() ? fallback : regular;
+}
+
+// Registry entry `id`, which must apply to the problem (a solution chosen earlier, e.g. one
+// loaded from a Find 2.0 blob): BadParm naming the solver and the reason otherwise.
+template <class Solver, class Problem>
+const SolverEntry<Solver>& applicable_solver(const SolverRegistry<Solver>& registry,
+                                             const ExecutionContext& ctx, const Problem& p,
+                                             uint64_t id, std::string_view family) {
+  const SolverEntry<Solver>* e = registry.find(id);
+  ANYDNN_CHECK_BADPARM(e != nullptr, family << " solver id " << id << " is not a solver of this "
+                                            << "backend");
+  const Applicability a = e->solver->applicable(ctx, p);
+  ANYDNN_CHECK_BADPARM(a.ok, family << " solver " << id << " (" << e->solver->name()
+                                    << ") does not apply to " << p.key() << ": " << a.reason);
+  return *e;
 }
 
 }  // namespace anydnn

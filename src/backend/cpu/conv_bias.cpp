@@ -1,12 +1,13 @@
 // Convolution bias on the CPU, for any strides (NCHW, NHWC, ...) and float types. One (n, k)
 // plane per task forward; one channel per task backward, summed in double so that long
-// reductions (N * H * W terms) keep their precision. Also the CPU's ConvKernels (bias and the
-// result blend of tensor_ops.cpp).
+// reductions (N * H * W terms) keep their precision. Also the CPU's ConvKernels (bias, the
+// result blend of tensor_ops.cpp and the fused epilogue's fold, conv/epilogue_fold.hpp).
 #include <memory>
 
 #include "backend/cpu/cpu_types.hpp"
 #include "backend/cpu/tensor_ops.hpp"
 #include "conv/conv_kernels.hpp"
+#include "conv/epilogue_fold.hpp"
 
 namespace anydnn::cpu {
 
@@ -96,6 +97,11 @@ class CpuConvKernels final : public ConvKernels {
   void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
                    float beta) const override {
     cpu::scale_blend(desc, src, dst, alpha, beta, threads_);
+  }
+  // Host memory: the fold reads the parameters in place (no copies).
+  bool fold_epilogue(const EpilogueFold& fold, float* scale, float* shift) const override {
+    fold_epilogue_host(fold, scale, shift);
+    return true;
   }
 
  private:

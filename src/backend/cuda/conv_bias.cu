@@ -2,7 +2,9 @@
 // backend/cpu/conv_bias.cpp. Forward: one thread per y element. Backward: one block per channel
 // summing in double over a fixed thread split and a fixed shared-memory tree, so results are
 // deterministic and keep their precision over N * spatial terms, like the CPU's double sum.
-// Also the CUDA backend's ConvKernels (bias and the result blend of tensor_ops.cu).
+// Also the CUDA backend's ConvKernels (bias, the result blend of tensor_ops.cu, and the fold of
+// a fused chain's bias / BN into its epilogue's scale and shift).
+#include <cmath>
 #include <memory>
 
 #include "backend/cuda/cuda_backend.hpp"
@@ -120,6 +122,56 @@ void conv_bias_backward(const TensorDescriptor& dy_desc, const void* dy,
   ANYDNN_CUDA_LAUNCHED("conv_bias_backward");
 }
 
+// One parameter tensor (1 x K x 1 ...) of a fold: its data, type and channel stride.
+struct FoldParam {
+  const void* p = nullptr;
+  int type = miopenFloat;
+  long long stride = 0;
+};
+
+FoldParam fold_param(const TensorDescriptor* d, const void* p) {
+  if (d == nullptr || p == nullptr) return {};
+  const miopenDataType_t t = d->type();
+  ANYDNN_CHECK(t == miopenFloat || t == miopenHalf || t == miopenBFloat16 || t == miopenDouble,
+               miopenStatusNotImplemented,
+               "fused epilogue parameters must be of a floating-point type");
+  return {p, static_cast<int>(t), static_cast<long long>(d->strides()[1])};
+}
+
+__device__ inline double fold_load(const FoldParam& q, long long k) {
+  const long long o = k * q.stride;
+  switch (q.type) {
+    case miopenHalf:
+      return load(static_cast<const __half*>(q.p)[o]);
+    case miopenBFloat16:
+      return load(static_cast<const __nv_bfloat16*>(q.p)[o]);
+    case miopenDouble:
+      return static_cast<const double*>(q.p)[o];
+    default:
+      return static_cast<const float*>(q.p)[o];
+  }
+}
+
+// conv/epilogue_fold.cpp's fold_epilogue_host, one thread per channel: the same formulas in
+// double, rounded once (conv/conv_kernels.hpp's EpilogueFold).
+__global__ void fold_epilogue_kernel(long long channels, float alpha, FoldParam bias, bool bn,
+                                     FoldParam g, FoldParam beta, FoldParam mean, FoldParam var,
+                                     double epsilon, float* scale, float* shift) {
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < channels;
+       k += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const double b = bias.p ? fold_load(bias, k) : 0.0;
+    if (bn) {
+      const double a =
+          fold_load(g, k) / sqrt(fold_load(var, k) + epsilon) * static_cast<double>(alpha);
+      scale[k] = static_cast<float>(a);
+      shift[k] = static_cast<float>((b - fold_load(mean, k)) * a + fold_load(beta, k));
+    } else {
+      if (alpha != 1.0f) scale[k] = alpha;
+      shift[k] = static_cast<float>(b);
+    }
+  }
+}
+
 // On the backend's current stream (set_stream may change it between calls).
 class CudaConvKernels final : public ConvKernels {
  public:
@@ -136,6 +188,21 @@ class CudaConvKernels final : public ConvKernels {
   void scale_blend(const TensorDescriptor& desc, const void* src, void* dst, float alpha,
                    float beta) const override {
     cuda::scale_blend(desc, src, dst, alpha, beta, backend_.cuda_stream());
+  }
+  // A kernel on the stream: the host round trip would wait for the device on every call.
+  bool fold_epilogue(const EpilogueFold& f, float* scale, float* shift) const override {
+    if (f.channels == 0) return true;
+    const bool bn = f.bn_desc != nullptr;
+    const FoldParam bias = fold_param(f.bias_desc, f.bias);
+    const FoldParam g = bn ? fold_param(f.bn_desc, f.bn_scale) : FoldParam{};
+    const FoldParam beta = bn ? fold_param(f.bn_desc, f.bn_shift) : FoldParam{};
+    const FoldParam mean = bn ? fold_param(f.bn_desc, f.bn_mean) : FoldParam{};
+    const FoldParam var = bn ? fold_param(f.bn_desc, f.bn_var) : FoldParam{};
+    const size_t k = f.channels;
+    fold_epilogue_kernel<<<grid_for(k, 128), 128, 0, backend_.cuda_stream()>>>(
+        static_cast<long long>(k), f.alpha, bias, bn, g, beta, mean, var, f.epsilon, scale, shift);
+    ANYDNN_CUDA_LAUNCHED("fused epilogue fold");
+    return true;
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "backend/cuda/conv_registry.hpp"
 #include "backend/cuda/cuda_check.hpp"
@@ -86,6 +87,14 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   check_cuda(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep),
              "cudaMemPoolSetAttribute");
   check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+  // Synchronous, once per handle (256 KiB): every later stream sees it written.
+  std::vector<float> index(kChannelIndexCount);
+  for (size_t i = 0; i < index.size(); ++i)
+    index[i] = static_cast<float>(i);
+  check_cuda(cudaMalloc(&channel_indices_, index.size() * sizeof(float)), "cudaMalloc");
+  check_cuda(cudaMemcpy(channel_indices_, index.data(), index.size() * sizeof(float),
+                        cudaMemcpyHostToDevice),
+             "cudaMemcpy");
 }
 
 CudaBackend::~CudaBackend() {
@@ -95,6 +104,7 @@ CudaBackend::~CudaBackend() {
   const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device_ &&
                         cudaSetDevice(device_) == cudaSuccess;
   if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (channel_indices_ != nullptr) cudaFree(channel_indices_);
   // Outstanding allocations keep the pool alive until they are freed (CUDA defers the release).
   if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
   if (start_ != nullptr) cudaEventDestroy(start_);

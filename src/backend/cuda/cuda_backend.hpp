@@ -44,6 +44,11 @@ class CudaBackend final : public Backend {
   int sm_version() const { return prop_.major * 10 + prop_.minor; }  // 90 for H100
   // Peak rates the solvers' cost models start from (conv/cost_model.hpp).
   const DeviceRates& rates() const { return rates_; }
+  // 0, 1, 2, ... as floats, kChannelIndexCount of them, in device memory for the backend's
+  // life: the broadcast vector through which CUTLASS's fused epilogue learns the output channel
+  // of each value it stores (conv/implicit_gemm_tc_epilogue.cu). Written once, never changed.
+  static constexpr size_t kChannelIndexCount = 65536;
+  const float* channel_indices() const { return channel_indices_; }
 
  private:
   cudaStream_t stream_ = nullptr;
@@ -58,6 +63,7 @@ class CudaBackend final : public Backend {
   cudaEvent_t stop_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cudaMemPool_t pool_ = nullptr;  // library scratch (allocate())
+  float* channel_indices_ = nullptr;
   DeviceRates rates_;
   CudaRnnKernels rnn_kernels_{*this};
   CudaDropoutKernels dropout_kernels_{*this};

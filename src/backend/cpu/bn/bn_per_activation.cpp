@@ -3,11 +3,13 @@
 // NDHWC, run as the same problem with its dimensions listed in memory order); the image stride
 // is free. Threads take blocks of positions; a block (N x 1024 values) stays in
 // L2 across its passes: sum over images, squared deviations, then the output, so x is read
-// from memory once.
+// from memory once. A fused activation (bn_activation.hpp) is applied to each image's row of the
+// block before it is stored, or replaces dy by its derivative in both backward passes.
 #include <omp.h>
 
 #include <algorithm>
 
+#include "backend/cpu/bn/bn_activation.hpp"
 #include "backend/cpu/bn/bn_util.hpp"
 #include "backend/cpu/kernels/bn_rows.hpp"
 #include "bn/bn_layout.hpp"
@@ -20,7 +22,7 @@ namespace {
 
 template <class T>
 void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnCall& call,
-                int threads) {
+                int threads, const BnActivationRows* act) {
   const long N = static_cast<long>(p.batch());
   const long P = static_cast<long>(p.groups());
   const size_t xn = p.x().strides()[0], yn = p.y().strides()[0];
@@ -33,8 +35,9 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
       std::clamp(std::min(262144L / N, (P + 2 * threads - 1) / (2 * threads)), 256L, 16384L);
   const long kBlock = width;
   const long blocks = (P + kBlock - 1) / kBlock;
-  // Per thread: 6 vectors of a block (sums, mean or coefficients) and 3 staging rows.
-  BnScratch scratch(threads, 9, kBlock);
+  // Per thread: 6 vectors of a block (sums, mean or coefficients), 3 staging rows and the
+  // coefficients of bn(x) for a fused activation's derivative.
+  BnScratch scratch(threads, 12, kBlock);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long blk = 0; blk < blocks; ++blk) {
     const int t = omp_get_thread_num();
@@ -48,6 +51,9 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
     float* b0 = scratch.get(t, 6);
     float* b1 = scratch.get(t, 7);
     float* b2 = scratch.get(t, 8);
+    float* fa = scratch.get(t, 9);
+    float* fm = scratch.get(t, 10);
+    float* fb = scratch.get(t, 11);
     if (call.needs_stats()) {
       std::fill(s, s + len, 0.0f);
       std::fill(q, q + len, 0.0f);
@@ -68,6 +74,7 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
         T* yr = y + n * yn + p0;
         float* out = out_run(yr, b1, call.plain_output());
         ops.lane_affine(load_run(x + n * xn + p0, len, b0), ka, kc, kb, out, len);
+        if (act != nullptr) act->forward(out, len);
         store_run(yr, out, len, call.alpha(), call.beta());
       }
       continue;
@@ -75,19 +82,28 @@ void run_blocks(const BnProblem& p, const BnBuffers& b, const BnRowOps& ops, BnC
     const T* dy = static_cast<const T*>(b.dy);
     for (long i = 0; i < len; ++i)
       mean[i] = call.mean_of(static_cast<size_t>(p0 + i));
+    if (act != nullptr) call.forward_coefs_range(static_cast<size_t>(p0), len, fa, fm, fb);
+    // Image n's dy as the passes read it: its derivative at bn(x) with an activation (in b1).
+    const auto grad = [&](long n, const float* xr) {
+      const float* g = load_run(dy + n * yn + p0, len, b1);
+      if (act == nullptr) return g;
+      act->backward(g, xr, fa, fm, fb, true, b1, len);
+      return static_cast<const float*>(b1);
+    };
     std::fill(s, s + len, 0.0f);
     std::fill(q, q + len, 0.0f);
-    for (long n = 0; n < N; ++n)
-      ops.lane_dy_sums(s, q, load_run(dy + n * yn + p0, len, b1),
-                       load_run(x + n * xn + p0, len, b0), mean, len);
+    for (long n = 0; n < N; ++n) {
+      const float* xr = load_run(x + n * xn + p0, len, b0);
+      ops.lane_dy_sums(s, q, grad(n, xr), xr, mean, len);
+    }
     call.set_backward_sums_range(static_cast<size_t>(p0), len, s, q);
     call.dx_coefs_range(static_cast<size_t>(p0), len, ka, kb, mean, kc);
     T* dx = static_cast<T*>(b.dx);
     for (long n = 0; n < N; ++n) {
       T* dxr = dx + n * dxn + p0;
       float* out = out_run(dxr, b2, call.plain_output());
-      ops.lane_dx(load_run(dy + n * yn + p0, len, b1), load_run(x + n * xn + p0, len, b0), ka, kb,
-                  mean, kc, out, len);
+      const float* xr = load_run(x + n * xn + p0, len, b0);
+      ops.lane_dx(grad(n, xr), xr, ka, kb, mean, kc, out, len);
       store_run(dxr, out, len, call.alpha(), call.beta());
     }
   }
@@ -111,6 +127,10 @@ TensorDescriptor memory_order(const TensorDescriptor& t) {
 
 class BnPerActivation final : public BnPerActivationSpec {
  public:
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t) const override {
+    return cpu_bn_activation_support(p);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     if (!image_packed(p.x())) {
       // Channel-last: run the memory-order view of the problem (same buffers).
@@ -125,9 +145,10 @@ class BnPerActivation final : public BnPerActivationSpec {
       return run(ctx, inner, b);
     }
     BnCall call(p, b);
+    const BnActivationRows act(b.activation, ctx.config.cpu_isa);
     dispatch_float_type(p.data_type(), [&](auto tag) {
       run_blocks<decltype(tag)>(p, b, bn_row_ops(ctx.config.cpu_isa), call,
-                                std::max(1, ctx.config.num_threads));
+                                std::max(1, ctx.config.num_threads), act.active() ? &act : nullptr);
     });
     call.finish();
   }

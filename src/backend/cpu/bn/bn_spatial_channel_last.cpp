@@ -3,11 +3,14 @@
 // Statistics: threads take blocks of pixel rows; a block is small enough to stay in L1/L2 for
 // its two passes (sum, then squared deviations from the block mean) and blocks combine with
 // Chan's formula in double. Then one pass writes y (or dx). x is read twice from memory: the
-// statistics of every channel need every pixel before the first output.
+// statistics of every channel need every pixel before the first output. A fused activation
+// (bn_activation.hpp) is applied to each pixel row before it is stored, or replaces dy by its
+// derivative row by row in both backward passes.
 #include <omp.h>
 
 #include <algorithm>
 
+#include "backend/cpu/bn/bn_activation.hpp"
 #include "backend/cpu/bn/bn_util.hpp"
 #include "backend/cpu/kernels/bn_rows.hpp"
 #include "bn/bn_layout.hpp"
@@ -26,7 +29,24 @@ struct Rows {
   BnCall& call;
   int threads;
   long N, S, C;
-  size_t xn, xp, yn, yp, dxn, dxp;  // image and pixel strides
+  size_t xn, xp, yn, yp, dxn, dxp;        // image and pixel strides
+  const BnActivationRows* act = nullptr;  // a fused activation (null: none)
+  std::vector<float> fk;                  // its forward coefficients a[C], m[C], b[C] (backward)
+
+  // Backward with an activation: the per-channel coefficients of bn(x).
+  void activation_coefs() {
+    if (act == nullptr || p.direction() != BnDirection::Backward) return;
+    fk.resize(static_cast<size_t>(C) * 3);
+    for (long c = 0; c < C; ++c)
+      call.forward_coefs(static_cast<size_t>(c), &fk[c], &fk[C + c], &fk[2 * C + c]);
+  }
+  // dy of row r as the passes read it (its derivative at bn(x) with an activation), in buf.
+  const float* grad_row(long r, const float* x, float* buf) const {
+    const float* dy = load_run(dy_row(r), C, buf);
+    if (act == nullptr) return dy;
+    act->backward(dy, x, fk.data(), fk.data() + C, fk.data() + 2 * C, true, buf, C);
+    return buf;
+  }
 
   long rows() const { return N * S; }
   const T* x_row(long r) const { return static_cast<const T*>(b.x) + (r / S) * xn + (r % S) * xp; }
@@ -115,9 +135,10 @@ struct Rows {
         const long r0 = blk * R, r1 = std::min(total, r0 + R);
         std::fill(s, s + C, 0.0f);
         std::fill(sx, sx + C, 0.0f);
-        for (long r = r0; r < r1; ++r)
-          ops.lane_dy_sums(s, sx, load_run(dy_row(r), C, bdy), load_run(x_row(r), C, bx),
-                           mean.data(), C);
+        for (long r = r0; r < r1; ++r) {
+          const float* xr = load_run(x_row(r), C, bx);
+          ops.lane_dy_sums(s, sx, grad_row(r, xr, bdy), xr, mean.data(), C);
+        }
         for (long c = 0; c < C; ++c) {
           s1[c] += s[c];
           s2[c] += sx[c];
@@ -152,13 +173,14 @@ struct Rows {
       if (bwd) {
         T* dx = dx_row(r);
         float* out = out_run(dx, scratch.get(t, 2), call.plain_output());
-        ops.lane_dx(load_run(dy_row(r), C, scratch.get(t, 1)),
-                    load_run(x_row(r), C, scratch.get(t, 0)), ka, kb, km, kc, out, C);
+        const float* xr = load_run(x_row(r), C, scratch.get(t, 0));
+        ops.lane_dx(grad_row(r, xr, scratch.get(t, 1)), xr, ka, kb, km, kc, out, C);
         store_run(dx, out, C, call.alpha(), call.beta());
       } else {
         T* y = y_row(r);
         float* out = out_run(y, scratch.get(t, 1), call.plain_output());
         ops.lane_affine(load_run(x_row(r), C, scratch.get(t, 0)), ka, km, kb, out, C);
+        if (act != nullptr) act->forward(out, C);
         store_run(y, out, C, call.alpha(), call.beta());
       }
     }
@@ -167,8 +189,13 @@ struct Rows {
 
 class BnSpatialChannelLast final : public BnSpatialChannelLastSpec {
  public:
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t) const override {
+    return cpu_bn_activation_support(p);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     BnCall call(p, b);
+    const BnActivationRows act(b.activation, ctx.config.cpu_isa);
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
       const bool bwd = p.direction() == BnDirection::Backward;
@@ -185,8 +212,12 @@ class BnSpatialChannelLast final : public BnSpatialChannelLastSpec {
                    p.y().strides()[0],
                    pixel_stride(p.y()),
                    bwd ? p.dx().strides()[0] : 0,
-                   bwd ? pixel_stride(p.dx()) : 0};
+                   bwd ? pixel_stride(p.dx()) : 0,
+                   nullptr,
+                   {}};
+      rows.act = act.active() ? &act : nullptr;
       if (call.needs_stats()) rows.stats();
+      rows.activation_coefs();
       if (bwd) rows.backward_sums();
       rows.apply();
     });

@@ -3,11 +3,14 @@
 // block of channels from start to end: statistics, then the normalisation pass while the block
 // is still in its L2 (ResNet-50 channels at N=32 are 6 KiB to 1.6 MiB), so x is read from
 // memory once. Fewer channels than threads (e.g. 4 channels of 1024x2048 images) split each channel
-// into chunks across threads with a separate combining step.
+// into chunks across threads with a separate combining step. A fused activation
+// (bn_activation.hpp) is applied to each chunk in L1 before it is stored (forward), or replaces
+// dy by its derivative chunk by chunk in both backward passes.
 #include <omp.h>
 
 #include <algorithm>
 
+#include "backend/cpu/bn/bn_activation.hpp"
 #include "backend/cpu/bn/bn_util.hpp"
 #include "backend/cpu/kernels/bn_rows.hpp"
 #include "bn/bn_layout.hpp"
@@ -59,6 +62,7 @@ struct Planes {
   std::vector<Batch> batches;
   // Outputs far larger than the caches are written with non-temporal stores.
   bool stream = false;
+  const BnActivationRows* act = nullptr;  // a fused activation (null: none)
 
   const T* x_at(const Batch& q, long c) const {
     return static_cast<const T*>(b.x) + q.n0 * xs.n + c * xs.c + q.s0;
@@ -99,24 +103,53 @@ struct Planes {
     long sx, sy;
     const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), bx, sx);
     T* y = y_at(q, c);
+    if (act != nullptr) {
+      // bn(x) into y when it stays in cache, else into the L1 buffer; the activation there; then
+      // (from the buffer) to y, streamed or blended.
+      const bool in_y = std::is_same_v<T, float> && call.plain_output() && !stream;
+      float* out = in_y ? reinterpret_cast<float*>(y) : by;
+      sy = in_y ? static_cast<long>(ys.n) : q.len;
+      ops.runs_affine(x, sx, q.runs, q.len, k[0], k[1], k[2], out, sy, false);
+      for (long r = 0; r < q.runs; ++r)
+        act->forward(out + r * sy, q.len);
+      if (in_y) return;
+      if (std::is_same_v<T, float> && call.plain_output())
+        ops.runs_copy(out, sy, q.runs, q.len, reinterpret_cast<float*>(y), static_cast<long>(ys.n),
+                      true);
+      else
+        store_runs(y, static_cast<long>(ys.n), out, sy, q.runs, q.len, call.alpha(), call.beta());
+      return;
+    }
     float* out = out_runs(y, static_cast<long>(ys.n), by, q.len, call.plain_output(), sy);
     ops.runs_affine(x, sx, q.runs, q.len, k[0], k[1], k[2], out, sy,
                     stream && static_cast<const void*>(out) == y);
     store_runs(y, static_cast<long>(ys.n), out, sy, q.runs, q.len, call.alpha(), call.beta());
   }
 
-  void batch_sums(const Batch& q, long c, float mean, float* bx, float* bdy, double* s1,
-                  double* s2) const {
+  // dy as the BN passes read it: with a fused activation, its derivative at bn(x) (forward
+  // coefficients fk), computed into bdy.
+  const float* grad(const Batch& q, long c, const float* x, long sx, const float* fk, float* bdy,
+                    long& sd) const {
+    const float* dy = load_runs(dy_at(q, c), q.runs, q.len, static_cast<long>(ys.n), bdy, sd);
+    if (act == nullptr) return dy;
+    for (long r = 0; r < q.runs; ++r)
+      act->backward(dy + r * sd, x + r * sx, &fk[0], &fk[1], &fk[2], false, bdy + r * q.len, q.len);
+    sd = q.len;
+    return bdy;
+  }
+
+  void batch_sums(const Batch& q, long c, float mean, const float* fk, float* bx, float* bdy,
+                  double* s1, double* s2) const {
     long sx, sd;
     const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), bx, sx);
-    const float* dy = load_runs(dy_at(q, c), q.runs, q.len, static_cast<long>(ys.n), bdy, sd);
+    const float* dy = grad(q, c, x, sx, fk, bdy, sd);
     ops.runs_dy_sums(dy, sd, x, sx, q.runs, q.len, mean, s1, s2);
   }
 
   void batch_dx(const Batch& q, long c, const float* k, float* bx, float* bdy, float* bdx) const {
     long sx, sd, so;
     const float* x = load_runs(x_at(q, c), q.runs, q.len, static_cast<long>(xs.n), bx, sx);
-    const float* dy = load_runs(dy_at(q, c), q.runs, q.len, static_cast<long>(ys.n), bdy, sd);
+    const float* dy = grad(q, c, x, sx, k + 4, bdy, sd);
     T* dx = dx_at(q, c);
     float* out = out_runs(dx, static_cast<long>(dxs.n), bdx, q.len, call.plain_output(), so);
     ops.runs_dx(dy, sd, x, sx, q.runs, q.len, k[0], k[1], k[2], k[3], out, so,
@@ -141,12 +174,19 @@ struct Planes {
     }
   }
 
-  // Coefficients of channel c: forward {a, m, b}, backward {a, b, m, c}.
+  // Coefficients of channel c (kCoefs floats): forward {a, m, b}, backward {a, b, m, c} and,
+  // with a fused activation, the forward ones of bn(x) at k + 4.
+  static constexpr long kCoefs = 8;
   void coefs(long c, float* k) const {
     if (backward())
       call.dx_coefs(static_cast<size_t>(c), &k[0], &k[1], &k[2], &k[3]);
     else
       call.forward_coefs(static_cast<size_t>(c), &k[0], &k[1], &k[2]);
+  }
+  // The forward coefficients of bn(x) backward needs before its sums (activation only).
+  void activation_coefs(long c, float* k) const {
+    if (act != nullptr && backward())
+      call.forward_coefs(static_cast<size_t>(c), &k[4], &k[5], &k[6]);
   }
 
   // Threads take blocks of channels and run every pass over a block back to back, so the later
@@ -167,7 +207,7 @@ struct Planes {
       float* b1 = scratch.get(t, 1);
       float* b2 = scratch.get(t, 2);
       std::vector<double> acc(static_cast<size_t>(cb) * 3);
-      std::vector<float> k(static_cast<size_t>(cb) * 4);
+      std::vector<float> k(static_cast<size_t>(cb) * kCoefs);
       // Contiguous block ranges per thread, so that a thread knows its next block and can
       // prefetch it into L2 while it writes the current one (reads and writes then overlap, as
       // in a copy, instead of alternating phases).
@@ -207,10 +247,13 @@ struct Planes {
         }
         if (backward()) {
           std::fill(acc.begin(), acc.end(), 0.0);
+          for (long c = c0; c < c1; ++c)
+            activation_coefs(c, &k[(c - c0) * kCoefs]);
           for (const Batch& q : batches)
             for (long c = c0; c < c1; ++c) {
               double r1, r2;
-              batch_sums(q, c, call.mean_of(static_cast<size_t>(c)), b0, b1, &r1, &r2);
+              batch_sums(q, c, call.mean_of(static_cast<size_t>(c)), &k[(c - c0) * kCoefs + 4], b0,
+                         b1, &r1, &r2);
               acc[(c - c0) * 3] += r1;
               acc[(c - c0) * 3 + 1] += r2;
             }
@@ -219,14 +262,14 @@ struct Planes {
                                    acc[(c - c0) * 3 + 1]);
         }
         for (long c = c0; c < c1; ++c)
-          coefs(c, &k[(c - c0) * 4]);
+          coefs(c, &k[(c - c0) * kCoefs]);
         const bool prefetch = in_cache && blk + 1 < hi;
         for (const Batch& q : batches)
           for (long c = c0; c < c1; ++c) {
             if (backward())
-              batch_dx(q, c, &k[(c - c0) * 4], b0, b1, b2);
+              batch_dx(q, c, &k[(c - c0) * kCoefs], b0, b1, b2);
             else
-              batch_forward(q, c, &k[(c - c0) * 4], b0, b1);
+              batch_forward(q, c, &k[(c - c0) * kCoefs], b0, b1);
             if (prefetch && c + cb < C) prefetch_batch(q, c + cb);
           }
       }
@@ -255,13 +298,16 @@ struct Planes {
         call.set_stats(static_cast<size_t>(c), mean, m2);
       }
     }
+    std::vector<float> k(static_cast<size_t>(C) * kCoefs);
     if (backward()) {
+      for (long c = 0; c < C; ++c)
+        activation_coefs(c, &k[c * kCoefs]);
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (long i = 0; i < items; ++i) {
         const int t = omp_get_thread_num();
         const long c = i / per_c;
-        batch_sums(batches[i % per_c], c, call.mean_of(static_cast<size_t>(c)), scratch.get(t, 0),
-                   scratch.get(t, 1), &part[i * 3], &part[i * 3 + 1]);
+        batch_sums(batches[i % per_c], c, call.mean_of(static_cast<size_t>(c)), &k[c * kCoefs + 4],
+                   scratch.get(t, 0), scratch.get(t, 1), &part[i * 3], &part[i * 3 + 1]);
       }
       for (long c = 0; c < C; ++c) {
         double s1 = 0, s2 = 0;
@@ -272,26 +318,30 @@ struct Planes {
         call.set_backward_sums(static_cast<size_t>(c), s1, s2);
       }
     }
-    std::vector<float> k(static_cast<size_t>(C) * 4);
     for (long c = 0; c < C; ++c)
-      coefs(c, &k[c * 4]);
+      coefs(c, &k[c * kCoefs]);
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long i = 0; i < items; ++i) {
       const int t = omp_get_thread_num();
       const long c = i / per_c;
       if (backward())
-        batch_dx(batches[i % per_c], c, &k[c * 4], scratch.get(t, 0), scratch.get(t, 1),
+        batch_dx(batches[i % per_c], c, &k[c * kCoefs], scratch.get(t, 0), scratch.get(t, 1),
                  scratch.get(t, 2));
       else
-        batch_forward(batches[i % per_c], c, &k[c * 4], scratch.get(t, 0), scratch.get(t, 1));
+        batch_forward(batches[i % per_c], c, &k[c * kCoefs], scratch.get(t, 0), scratch.get(t, 1));
     }
   }
 };
 
 class BnSpatialChannelMajor final : public BnSpatialChannelMajorSpec {
  public:
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t) const override {
+    return cpu_bn_activation_support(p);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     BnCall call(p, b);
+    const BnActivationRows act(b.activation, ctx.config.cpu_isa);
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
       const auto& l = p.x().lens();
@@ -311,6 +361,7 @@ class BnSpatialChannelMajor final : public BnSpatialChannelMajorSpec {
         planes.dxs = {p.dx().strides()[0], p.dx().strides()[1]};
       const TensorDescriptor& out = p.direction() == BnDirection::Backward ? p.dx() : p.y();
       planes.stream = out.element_space() * sizeof(T) > kStreamBytes && planes.S >= kStreamRun;
+      planes.act = act.active() ? &act : nullptr;
       if (planes.C >= planes.threads)
         planes.run_by_block();
       else

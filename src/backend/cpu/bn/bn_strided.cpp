@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "backend/cpu/bn/bn_activation.hpp"
 #include "backend/cpu/bn/bn_util.hpp"
 #include "bn/bn_layout.hpp"
 #include "bn/bn_registry.hpp"
@@ -63,6 +64,11 @@ void scatter(const TensorDescriptor& d, const T* src, void* dst, float alpha, fl
 
 class BnStrided final : public BnStridedSpec {
  public:
+  // The packed solver it delegates to applies the activation (BnBuffers are passed on).
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t) const override {
+    return cpu_bn_activation_support(p);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     const int threads = std::max(1, ctx.config.num_threads);
     dispatch_float_type(p.data_type(), [&](auto tag) {

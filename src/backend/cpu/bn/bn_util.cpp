@@ -108,6 +108,8 @@ BnCall::BnCall(const BnProblem& p, const BnBuffers& b)
       }
       dscale_.assign(groups_, 0.0);
       dbias_.assign(groups_, 0.0);
+      // A fused activation recomputes bn(x) (forward_coefs) to take its derivative there.
+      if (b.activation != nullptr) bias_ = to_float_vec(load_bn_param(p.bias(), b.bias));
       break;
   }
   alpha_ = b.alpha;

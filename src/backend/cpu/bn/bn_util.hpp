@@ -33,7 +33,8 @@ class BnCall {
   static void combine(double& n, double& mean, double& m2, double nb, double mean_b, double m2_b);
   // The statistics of group g over its M values.
   void set_stats(size_t g, double mean, double m2);
-  // Forward coefficients of group g (after set_stats when needs_stats()).
+  // Forward coefficients of group g (after set_stats when needs_stats()); backward with a fused
+  // activation too, from the saved statistics (bn(x), whose derivative the activation takes).
   void forward_coefs(size_t g, float* a, float* m, float* b) const;
   // Mean used by the backward sums of group g.
   float mean_of(size_t g) const { return static_cast<float>(mean_[g]); }

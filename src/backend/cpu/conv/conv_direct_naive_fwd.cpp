@@ -1,10 +1,13 @@
 // ConvDirectNaiveConvFwd: direct forward convolution, one output element at a time. Handles
 // every shape, stride, dilation, group count, layout (any strides) and data type, including
 // int8 with int32 or float output. It is the last resort (Find times it only when nothing else
-// applies) and the yardstick the faster solvers are tested against.
+// applies) and the yardstick the faster solvers are tested against. Takes any fused epilogue
+// (conv_epilogue.hpp) of a float output, element by element, so every fusable chain has a
+// fused solver whatever its layout.
 #include <cstdint>
 #include <memory>
 
+#include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/cpu_types.hpp"
 #include "conv/conv_fallbacks.hpp"
 #include "conv/solver_specs.hpp"
@@ -34,7 +37,7 @@ inline Out store_acc(Acc v) {
 }
 
 template <class In, class Out, class Acc>
-void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
+void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads, CpuIsa isa) {
   const In* x = static_cast<const In*>(b.x);
   const In* w = static_cast<const In*>(b.w);
   Out* y = static_cast<Out*>(b.y);
@@ -51,6 +54,9 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
   const long k_count = static_cast<long>(p.out_channels());
   const long k_per_group = k_count / static_cast<long>(p.groups());
   const long c_per_group = static_cast<long>(p.in_channels() / p.groups());
+  // The epilogue reads the residual in the output's own type, at the output's offset.
+  const CpuEpilogue ep(b.epilogue, isa, nullptr);
+  const Out* z = b.epilogue ? static_cast<const Out*>(b.epilogue->residual) : nullptr;
 
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (long n = 0; n < n_count; ++n) {
@@ -78,7 +84,14 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
                 }
               }
             }
-            y[n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]] = store_acc<Out>(acc);
+            const size_t at = n * ys[0] + k * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4];
+            if constexpr (std::is_floating_point_v<Acc>) {
+              if (ep.active()) {
+                const float zv = z ? to_float(z[at]) : 0.0f;
+                ep.rows_with(&acc, z ? &zv : nullptr, 0, 1, 1, k, 0);
+              }
+            }
+            y[at] = store_acc<Out>(acc);
           }
         }
       }
@@ -88,20 +101,27 @@ void naive_fwd(const ConvProblem& p, const ConvBuffers& b, int threads) {
 
 class ConvDirectNaiveFwd final : public ConvDirectNaiveFwdSpec {
  public:
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    ANYDNN_REJECT_IF(p.data_type() == miopenInt8, "int8 data");
+    return cpu_epilogue_support(p, needs, true);
+  }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const int threads = ctx.config.num_threads;
+    const CpuIsa isa = ctx.config.cpu_isa;
     if (p.data_type() == miopenInt8) {
       if (p.y().type() == miopenInt32)
-        return [p, threads](const ConvBuffers& b) {
-          naive_fwd<int8_t, int32_t, int32_t>(p, b, threads);
+        return [p, threads, isa](const ConvBuffers& b) {
+          naive_fwd<int8_t, int32_t, int32_t>(p, b, threads, isa);
         };
-      return
-          [p, threads](const ConvBuffers& b) { naive_fwd<int8_t, float, int32_t>(p, b, threads); };
+      return [p, threads, isa](const ConvBuffers& b) {
+        naive_fwd<int8_t, float, int32_t>(p, b, threads, isa);
+      };
     }
-    return [p, threads](const ConvBuffers& b) {
+    return [p, threads, isa](const ConvBuffers& b) {
       dispatch_float_type(p.data_type(), [&](auto tag) {
         using T = decltype(tag);
-        naive_fwd<T, T, float>(p, b, threads);
+        naive_fwd<T, T, float>(p, b, threads, isa);
       });
     };
   }

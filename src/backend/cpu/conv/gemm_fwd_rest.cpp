@@ -5,13 +5,15 @@
 // Each thread expands only its tile into a [C/G * F] x [tile] column buffer sized to stay in
 // L2, then multiplies it by the group's weights with a single-threaded SGEMM (the OpenMP build
 // of OpenBLAS stays single-threaded inside a parallel region). fp32 results go straight into y;
-// half/bfloat16 weights are widened once per call and results narrowed per tile.
+// half/bfloat16 weights are widened once per call and results narrowed per tile. A fused
+// epilogue (conv_epilogue.hpp) runs on each tile right after its SGEMM.
 #include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <memory>
 
+#include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/im2col.hpp"
 #include "backend/cpu/cpu_types.hpp"
@@ -56,7 +58,7 @@ struct GemmFwdPlan {
 };
 
 template <class T>
-void gemm_fwd(const ConvProblem& p, const GemmFwdPlan& plan, const ConvBuffers& b) {
+void gemm_fwd(const ConvProblem& p, const GemmFwdPlan& plan, const ConvBuffers& b, CpuIsa isa) {
   const T* x = static_cast<const T*>(b.x);
   T* y = static_cast<T*>(b.y);
   float* ws = static_cast<float*>(b.workspace);
@@ -64,6 +66,9 @@ void gemm_fwd(const ConvProblem& p, const GemmFwdPlan& plan, const ConvBuffers& 
   const size_t c_per_group = p.in_channels() / groups;
   const size_t x_image = p.in_channels() * p.in_size()[0] * p.in_size()[1] * p.in_size()[2];
   const size_t y_image = p.out_channels() * plan.pixels;
+  // fp32 outputs are written in place (residual offsets from y); 16-bit ones take no residual.
+  const CpuEpilogue ep(b.epilogue, isa,
+                       std::is_same_v<T, float> ? reinterpret_cast<const float*>(y) : nullptr);
 
   const float* weights;
   float* per_thread = ws;
@@ -103,9 +108,14 @@ void gemm_fwd(const ConvProblem& p, const GemmFwdPlan& plan, const ConvBuffers& 
         float* dst = y + n * y_image + g * plan.k_per_group * plan.pixels + p0;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, wg, kk, col, nn,
                     0.0f, dst, static_cast<int>(plan.pixels));
+        if (ep.active())
+          ep.rows(dst, static_cast<long>(plan.pixels), m, nn,
+                  static_cast<long>(g * plan.k_per_group), 1);
       } else {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, wg, kk, col, nn,
                     0.0f, out_tile, nn);
+        if (ep.active())
+          ep.rows_with(out_tile, nullptr, nn, m, nn, static_cast<long>(g * plan.k_per_group), 1);
         T* dst = y + n * y_image + g * plan.k_per_group * plan.pixels + p0;
         for (size_t k = 0; k < plan.k_per_group; ++k)
           for (size_t j = 0; j < width; ++j)
@@ -118,13 +128,18 @@ void gemm_fwd(const ConvProblem& p, const GemmFwdPlan& plan, const ConvBuffers& 
 class GemmFwdRest final : public GemmFwdRestSpec {
  public:
   GemmFwdRest() : GemmFwdRestSpec(kCblas) {}
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return cpu_epilogue_support(p, needs);
+  }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return GemmFwdPlan(p, ctx.config.num_threads).workspace_bytes(p);
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const GemmFwdPlan plan(p, ctx.config.num_threads);
-    return [p, plan](const ConvBuffers& b) {
-      dispatch_float_type(p.data_type(), [&](auto tag) { gemm_fwd<decltype(tag)>(p, plan, b); });
+    return [p, plan, isa = ctx.config.cpu_isa](const ConvBuffers& b) {
+      dispatch_float_type(p.data_type(),
+                          [&](auto tag) { gemm_fwd<decltype(tag)>(p, plan, b, isa); });
     };
   }
 };

@@ -11,16 +11,22 @@ namespace anydnn::cpu {
 
 void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n, int k, float alpha,
                         const float* a, int lda, const float* b, int ldb, float beta, float* c,
-                        int ldc) {
+                        int ldc, const RowEpilogue& epilogue) {
   // Shares are multiples of 16 columns (one AVX-512 vector) where possible.
   const int chunks = (n + 15) / 16;
   const int first = static_cast<int>(static_cast<long>(chunks) * t / nt) * 16;
   const int last = std::min(n, static_cast<int>(static_cast<long>(chunks) * (t + 1) / nt) * 16);
   if (first >= last || m == 0) return;
-  const float* b_share = b_trans ? b + static_cast<long>(first) * ldb : b + first;
-  cblas_sgemm(CblasRowMajor, a_trans ? CblasTrans : CblasNoTrans,
-              b_trans ? CblasTrans : CblasNoTrans, m, last - first, k, alpha, a, lda, b_share, ldb,
-              beta, c + first, ldc);
+  // With an epilogue: chunks of C of about 256 KiB (m rows), a multiple of 16 columns.
+  const int step = epilogue ? std::max(16, (65536 / std::max(m, 1)) / 16 * 16) : last - first;
+  for (int c0 = first; c0 < last; c0 += step) {
+    const int cols = std::min(step, last - c0);
+    const float* b_share = b_trans ? b + static_cast<long>(c0) * ldb : b + c0;
+    cblas_sgemm(CblasRowMajor, a_trans ? CblasTrans : CblasNoTrans,
+                b_trans ? CblasTrans : CblasNoTrans, m, cols, k, alpha, a, lda, b_share, ldb, beta,
+                c + c0, ldc);
+    epilogue(c + c0, ldc, m, cols, 0);
+  }
 }
 
 size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes) {

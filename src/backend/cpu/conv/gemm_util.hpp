@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_types.hpp"
+#include "backend/cpu/kernels/row_epilogue.hpp"
 #include "conv/gemm_shape.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
@@ -20,9 +21,11 @@ namespace anydnn::cpu {
 // share of C's columns (thread t of nt). Call it from every thread of a parallel region: the
 // shares are disjoint, so no synchronisation is needed, and OpenBLAS (OpenMP build) runs
 // single-threaded inside the region. a_trans: A is stored [k x m]; b_trans: B is stored [n x k].
+// With an `epilogue` (rows of C are its channels 0..m-1), the share is computed in column chunks
+// that stay in L2 and each chunk goes through the epilogue right after its GEMM.
 void sgemm_column_share(int t, int nt, bool a_trans, bool b_trans, int m, int n, int k, float alpha,
                         const float* a, int lda, const float* b, int ldb, float beta, float* c,
-                        int ldc);
+                        int ldc, const RowEpilogue& epilogue = {});
 
 // Columns per im2col/col2im tile so that `rows` x tile floats stay near `bytes` (an L2 share).
 size_t gemm_tile_columns(size_t rows, size_t columns, size_t bytes);

@@ -4,11 +4,13 @@
 // W_g^T is packed once per call; im2col blocks are packed as micro-panels of pixels. No lane is
 // ever idle when K/G is a multiple of the vector width, so it pays on small feature maps (7x7,
 // 14x14) where pixel-lane tiles (ImplicitGemmFwd) run ragged. Any filter, stride, dilation,
-// padding and group count.
+// padding and group count. Takes a fused epilogue (conv_epilogue.hpp) on each run of channels
+// as it is transposed into y.
 #include <omp.h>
 
 #include <memory>
 
+#include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/kernels/channel_gemm.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
@@ -47,12 +49,16 @@ class ImplicitGemmChannelFwd final : public ConvSolver {
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
     return gemm_problem_support(p, kCblas);
   }
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return cpu_epilogue_support(p, needs);
+  }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return ChannelPlan(ctx, p).workspace_bytes();
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     auto plan = std::make_shared<const ChannelPlan>(ctx, p);
-    return [p, plan](const ConvBuffers& buf) {
+    return [p, plan, isa = ctx.config.cpu_isa](const ConvBuffers& buf) {
       const ChannelPlan& q = *plan;
       const GemmShape& s = q.shape;
       const auto& in = p.in_size();
@@ -61,6 +67,7 @@ class ImplicitGemmChannelFwd final : public ConvSolver {
       const float* x = static_cast<const float*>(buf.x);
       const float* w = static_cast<const float*>(buf.w);
       float* y = static_cast<float*>(buf.y);
+      const CpuEpilogue ep(buf.epilogue, isa, y);
       float* panels = scratch_share(buf.workspace, 0, 0);
       float* thread_area = panels + q.weight_floats;
       const long group_panels = static_cast<long>(q.gemm.weight_floats());
@@ -72,6 +79,7 @@ class ImplicitGemmChannelFwd final : public ConvSolver {
                                         static_cast<long>(s.rows), panels + g * group_panels, t);
 #pragma omp barrier
         float* scratch = scratch_share(thread_area, q.gemm.thread_floats(), t);
+        CpuEpilogue::GemmHook hook{};
         for (size_t g = 0; g < s.groups; ++g) {
           ImplicitB b;
           b.src = x + static_cast<long>(g * s.c_per_group) * in_pixels;
@@ -89,7 +97,8 @@ class ImplicitGemmChannelFwd final : public ConvSolver {
           c.image_stride = static_cast<long>(s.y_image);
           c.row_stride = static_cast<long>(s.pixels);
           c.dims = b.grid;
-          q.gemm.run(t, panels + g * group_panels, b, c, scratch);
+          q.gemm.run(t, panels + g * group_panels, b, c, scratch,
+                     ep.gemm_hook(hook, static_cast<long>(g * s.k_per_group)));
         }
       }
     };

@@ -3,9 +3,11 @@
 // im2col matrix is never stored: its blocks are packed from x straight into cache-sized panels
 // and multiplied by the register-blocked tiles of the configured instruction set. Columns run
 // across image boundaries, so small feature maps (7x7) still fill whole tiles. Any filter,
-// stride, dilation, padding and group count.
+// stride, dilation, padding and group count. Takes a fused epilogue (conv_epilogue.hpp) on each
+// block of rows once its last k block is summed.
 #include <memory>
 
+#include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/kernels/conv_gemm.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
@@ -36,6 +38,10 @@ class ImplicitGemmFwd final : public ConvSolver {
     ANYDNN_REJECT_IF(p.data_type() != miopenFloat, "fp32 only");
     return gemm_problem_support(p, kCblas);
   }
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return cpu_epilogue_support(p, needs);
+  }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const FwdPlan plan(ctx, p);
     return plan.weights.buffer_floats() * sizeof(float) +
@@ -45,7 +51,7 @@ class ImplicitGemmFwd final : public ConvSolver {
     auto plan = std::make_shared<const FwdPlan>(ctx, p);
     auto taps = std::make_shared<const std::vector<GemmTap>>(forward_taps(
         static_cast<long>(plan->shape.c_per_group), p.filter_size(), p.pads(), p.dilations()));
-    return [p, plan, taps](const ConvBuffers& buf) {
+    return [p, plan, taps, isa = ctx.config.cpu_isa](const ConvBuffers& buf) {
       const GemmShape& s = plan->shape;
       const auto& in = p.in_size();
       const auto& out = p.out_size();
@@ -53,9 +59,11 @@ class ImplicitGemmFwd final : public ConvSolver {
       const float* x = static_cast<const float*>(buf.x);
       const float* w = static_cast<const float*>(buf.w);
       float* y = static_cast<float*>(buf.y);
+      const CpuEpilogue ep(buf.epilogue, isa, y);
 #pragma omp parallel num_threads(plan->gemm.threads())
       {
         const int t = omp_get_thread_num();
+        CpuEpilogue::GemmHook hook{};
         float* wcopy = scratch_share(buf.workspace, 0, 0);
         float* scratch =
             scratch_share(wcopy + plan->weights.buffer_floats(), plan->gemm.thread_floats(), t);
@@ -79,7 +87,7 @@ class ImplicitGemmFwd final : public ConvSolver {
           c.row_stride = static_cast<long>(s.pixels);
           c.dims = b.grid;
           plan->gemm.run(t, a + static_cast<long>(g * s.k_per_group) * lda, lda, b, c, scratch,
-                         false);
+                         false, ep.gemm_hook(hook, static_cast<long>(g * s.k_per_group)));
         }
       }
     };

@@ -3,9 +3,10 @@
 // x (shifted_input.hpp): im2col row (c, r, s) is x̂ shifted by koff(c, r, s), so packing is a
 // plain copy. Columns with ow >= OW are computed and dropped (Wq - OW of each Wq: 2 of 58
 // for a 56x56 3x3 layer). Pays where packing is the cost: few output channels (M) on large
-// feature maps.
+// feature maps. Takes a fused epilogue (conv_epilogue.hpp) on each block once it is final.
 #include <memory>
 
+#include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/shifted_input.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
@@ -46,17 +47,22 @@ class ImplicitGemmShiftedFwd final : public ConvSolver {
     ANYDNN_REJECT_IF(p.spatial_dims() != 2, "2-D only");
     return gemm_problem_support(p, kCblas);
   }
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return cpu_epilogue_support(p, needs);
+  }
   size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
     return ShiftedPlan(ctx, p).workspace_bytes();
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     auto plan = std::make_shared<const ShiftedPlan>(ctx, p);
-    return [p, plan](const ConvBuffers& buf) {
+    return [p, plan, isa = ctx.config.cpu_isa](const ConvBuffers& buf) {
       const ShiftedPlan& q = *plan;
       const GemmShape& s = q.shape;
       const float* x = static_cast<const float*>(buf.x);
       const float* w = static_cast<const float*>(buf.w);
       float* y = static_cast<float*>(buf.y);
+      const CpuEpilogue ep(buf.epilogue, isa, y);
       float* xhat = scratch_share(buf.workspace, 0, 0);
       float* wcopy = xhat + q.in.xhat_floats;
       float* gemm_scratch = wcopy + q.weights.buffer_floats();
@@ -73,6 +79,7 @@ class ImplicitGemmShiftedFwd final : public ConvSolver {
         float* scratch = scratch_share(gemm_scratch, q.gemm.thread_floats(), t);
         const float* a = q.weights.prepare(w, wcopy);
         const long lda = q.weights.lda;
+        CpuEpilogue::GemmHook hook{};
         for (size_t g = 0; g < s.groups; ++g) {
           ShiftedB b;
           b.src =
@@ -88,7 +95,8 @@ class ImplicitGemmShiftedFwd final : public ConvSolver {
           c.row_stride = static_cast<long>(s.pixels);
           c.grid_w = q.in.Wq;
           c.out_w = q.in.OW;
-          q.gemm.run(t, a + static_cast<long>(g * s.k_per_group) * lda, lda, b, c, scratch);
+          q.gemm.run(t, a + static_cast<long>(g * s.k_per_group) * lda, lda, b, c, scratch,
+                     ep.gemm_hook(hook, static_cast<long>(g * s.k_per_group)));
         }
       }
     };

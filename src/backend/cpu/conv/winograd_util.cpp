@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
 
@@ -78,11 +79,13 @@ size_t winograd_f4x3_workspace(const ExecutionContext& ctx, const ConvProblem& p
 
 ConvInvoker winograd_f4x3_invoker(const ExecutionContext& ctx, const ConvProblem& p) {
   auto wp = std::make_shared<const WinogradInvokerPlan>(ctx, p);
-  return [wp](const ConvBuffers& b) {
+  return [wp, isa = ctx.config.cpu_isa](const ConvBuffers& b) {
     const Orientation& o = wp->o;
     const WinogradF4x3Plan& plan = wp->plan;
     const float* in = static_cast<const float*>(o.backward ? b.y : b.x);
     float* out = static_cast<float*>(o.backward ? b.x : b.y);
+    // A fused epilogue (forward only: epilogue_support says so) on each block of tiles.
+    const CpuEpilogue ep(o.backward ? nullptr : b.epilogue, isa, out);
     const float* w = static_cast<const float*>(b.w);
     float* u = scratch_share(b.workspace, 0, 0);
     float* scratch = u + wp->u_floats();
@@ -105,9 +108,10 @@ ConvInvoker winograd_f4x3_invoker(const ExecutionContext& ctx, const ConvProblem
       }
       const int t = omp_get_thread_num();
       float* mine = scratch_share(scratch, plan.thread_floats(), t);
+      CpuEpilogue::GemmHook hook{};
       for (long g = 0; g < wp->groups; ++g)
         plan.run(t, in + g * o.in_c * in_plane, u + g * u_group, out + g * o.out_c * out_plane,
-                 mine);
+                 mine, ep.gemm_hook(hook, g * o.out_c));
     }
   };
 }

@@ -32,6 +32,10 @@ struct BnRowOps {
   // dx = a * dy + b * (x - m) + c
   void (*runs_dx)(const float* dy, long dys, const float* x, long xs, long runs, long len, float a,
                   float b, float m, float c, float* dx, long dxs, bool stream) = nullptr;
+  // dst = src for `runs` stretches of `len` values; `stream` as above. Moves an output finished
+  // in an L1 buffer (a fused activation applied there) to its place.
+  void (*runs_copy)(const float* src, long ss, long runs, long len, float* dst, long ds,
+                    bool stream) = nullptr;
 
   // acc[i] += x[i]
   void (*lane_add)(float* acc, const float* x, long n) = nullptr;

@@ -91,7 +91,7 @@ void ChannelGemmPlan::pack_weights_from_columns(const float* w, const long* kk_o
 }
 
 void ChannelGemmPlan::run(int t, const float* panels, const ImplicitB& b, const StridedC& c,
-                          float* scratch) const {
+                          float* scratch, const RowEpilogue& epilogue) const {
   const int mr = tile_.mr, nr = tile_.nr;
   const int tmi = t / tn_, tni = t % tn_;
   const long ch0 = std::min(m_pad_, tmi * m_share_);
@@ -131,8 +131,9 @@ void ChannelGemmPlan::run(int t, const float* panels, const ImplicitB& b, const 
       const long len = std::min(jb + ncols - j, gs - r);
       const float* from = ct + (j - jb) * ldc;
       if (dense) {
-        transpose(isa_, from, ldc, c.dst + n * c.image_stride + ch0 * c.row_stride + r,
-                  c.row_stride, len, ch1 - ch0);
+        float* to = c.dst + n * c.image_stride + ch0 * c.row_stride + r;
+        transpose(isa_, from, ldc, to, c.row_stride, len, ch1 - ch0);
+        epilogue(to, c.row_stride, ch1 - ch0, len, ch0);
       } else {
         offsets.resize(static_cast<size_t>(len));
         for (long i = 0; i < len; ++i) {

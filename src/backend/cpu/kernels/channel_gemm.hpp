@@ -13,6 +13,7 @@
 #include "backend/cpu/kernels/conv_gemm.hpp"
 #include "backend/cpu/kernels/gemm_tile.hpp"
 #include "backend/cpu/kernels/implicit_pack.hpp"
+#include "backend/cpu/kernels/row_epilogue.hpp"
 
 namespace anydnn::cpu {
 
@@ -33,8 +34,10 @@ class ChannelGemmPlan {
   void pack_weights_from_columns(const float* w, const long* kk_off, long c_stride, float* panels,
                                  int t) const;
 
-  // Thread t's share of C = (B^T Wt)^T, written to c (overwritten).
-  void run(int t, const float* panels, const ImplicitB& b, const StridedC& c, float* scratch) const;
+  // Thread t's share of C = (B^T Wt)^T, written to c (overwritten). `epilogue` gets each run of
+  // C right after it is transposed into place (a dense C only).
+  void run(int t, const float* panels, const ImplicitB& b, const StridedC& c, float* scratch,
+           const RowEpilogue& epilogue = {}) const;
 
  private:
   CpuIsa isa_;

@@ -69,7 +69,7 @@ ConvGemmPlan::ConvGemmPlan(CpuIsa isa, long m, long k, long n, int threads) : m_
 }
 
 void ConvGemmPlan::run(int t, const float* a, long lda, const ImplicitB& b, const StridedC& c,
-                       float* scratch, bool accumulate) const {
+                       float* scratch, bool accumulate, const RowEpilogue& epilogue) const {
   const int mr = tile_.mr, nr = tile_.nr;
   const int tmi = t / tn_, tni = t % tn_;
   const long m_tiles = ceil_div(m_, mr), n_tiles = ceil_div(n_, nr);
@@ -110,6 +110,8 @@ void ConvGemmPlan::run(int t, const float* a, long lda, const ImplicitB& b, cons
           tile_.fn(kc, a_tile, lda, panels + p * static_cast<long>(kc) * nr, dst_rows + p * nr,
                    block_ld, rows, cols, acc);
         }
+        // The last k block: these rows of the block are final and still in L1 / L2.
+        if (direct && kb + kc >= k_) epilogue(dst_rows, block_ld, rows, ncols, i0);
       }
     }
     if (direct) continue;
@@ -126,6 +128,14 @@ void ConvGemmPlan::run(int t, const float* a, long lda, const ImplicitB& b, cons
           row[col_off[jj]] = e[jj];
       }
     }
+    // Scattered into C: the epilogue on each image's run of the block's columns, just written.
+    if (epilogue && dense)
+      for (long j = jb; j < jb + ncols;) {
+        const long n = j / gs, r = j % gs, len = std::min(jb + ncols - j, gs - r);
+        epilogue(c.dst + n * c.image_stride + m0 * c.row_stride + r, c.row_stride, m1 - m0, len,
+                 m0);
+        j += len;
+      }
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include "backend/cpu/kernels/gemm_tile.hpp"
 #include "backend/cpu/kernels/implicit_pack.hpp"
+#include "backend/cpu/kernels/row_epilogue.hpp"
 
 namespace anydnn::cpu {
 
@@ -41,9 +42,10 @@ class ConvGemmPlan {
 
   // Thread t's share of C = A * B (C += A * B when `accumulate`): call it from every thread of
   // a parallel region with `threads()` threads; shares are disjoint. `scratch` is the thread's
-  // own thread_floats() floats, 64-byte aligned.
+  // own thread_floats() floats, 64-byte aligned. `epilogue` (not with `accumulate`) gets every
+  // block of C once it is final, in place in C while it is still in cache (a dense C only).
   void run(int t, const float* a, long lda, const ImplicitB& b, const StridedC& c, float* scratch,
-           bool accumulate) const;
+           bool accumulate, const RowEpilogue& epilogue = {}) const;
 
  private:
   GemmTileShape tile_;

@@ -61,7 +61,7 @@ ShiftedGemmPlan::ShiftedGemmPlan(CpuIsa isa, long m, long k, long cols, long ima
 }
 
 void ShiftedGemmPlan::run(int t, const float* a, long lda, const ShiftedB& b, const ShiftedC& c,
-                          float* scratch) const {
+                          float* scratch, const RowEpilogue& epilogue) const {
   const int mr = tile_.mr, nr = tile_.nr;
   const int tmi = t / tn_, tni = t % tn_;
   const long m_tiles = ceil_div(m_, mr);
@@ -106,6 +106,8 @@ void ShiftedGemmPlan::run(int t, const float* a, long lda, const ShiftedB& b, co
           const int cols = static_cast<int>(std::min<long>(nr, ncols - p * nr));
           tile_.fn(kc, a_tile, lda, panels + p * kc * nr, c_rows + p * nr, ldc, rows, cols, kb > 0);
         }
+        // The last k block: these rows are final and still in L1 / L2.
+        if (direct && kb + kc >= k_) epilogue(c_rows, ldc, rows, ncols, i0);
       }
     }
     if (direct) continue;
@@ -123,6 +125,16 @@ void ShiftedGemmPlan::run(int t, const float* a, long lda, const ShiftedB& b, co
           to[i] = f[i];
         q += run;
       }
+    }
+    if (!epilogue) continue;
+    // The kept runs of every row, just written.
+    for (long q = q0; q < q0 + ncols;) {
+      const long oh = q / c.grid_w, ow = q % c.grid_w;
+      const long run = std::min(q0 + ncols - q, c.grid_w - ow);
+      const long keep = std::max(0L, std::min(run, c.out_w - ow));
+      epilogue(c.dst + n * c.image_stride + m0 * c.row_stride + oh * c.out_w + ow, c.row_stride,
+               m1 - m0, keep, m0);
+      q += run;
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "backend/cpu/kernels/gemm_tile.hpp"
+#include "backend/cpu/kernels/row_epilogue.hpp"
 
 namespace anydnn::cpu {
 
@@ -39,8 +40,9 @@ class ShiftedGemmPlan {
 
   // Thread t's share of C = A * B (A(i, kk) = a[i * lda + kk]); call from every thread of a
   // parallel region of threads() threads. `scratch`: the thread's thread_floats() floats.
-  void run(int t, const float* a, long lda, const ShiftedB& b, const ShiftedC& c,
-           float* scratch) const;
+  // `epilogue` gets every block of C (the kept columns) once it is final, in place.
+  void run(int t, const float* a, long lda, const ShiftedB& b, const ShiftedC& c, float* scratch,
+           const RowEpilogue& epilogue = {}) const;
 
  private:
   GemmTileShape tile_;

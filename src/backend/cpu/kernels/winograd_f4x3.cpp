@@ -47,7 +47,8 @@ WinogradF4x3Plan::WinogradF4x3Plan(CpuIsa isa, long batch, long in_channels, lon
       out_h_(out_h),
       out_w_(out_w),
       transposed_u_(transposed_u),
-      ldu_(padded_lda(transposed_u ? out_channels : in_channels)) {
+      ldu_(padded_lda(transposed_u ? out_channels : in_channels)),
+      out_image_(out_image) {
   const long th = ceil_div(out_h, 4), tw = ceil_div(out_w, 4);
   tiles_ = batch * th * tw;
   threads = std::max(1, threads);
@@ -108,7 +109,8 @@ WinogradF4x3Plan::WinogradF4x3Plan(CpuIsa isa, long batch, long in_channels, lon
   groups_ = std::move(groups);
 }
 
-void WinogradF4x3Plan::run(int t, const float* x, const float* u, float* y, float* scratch) const {
+void WinogradF4x3Plan::run(int t, const float* x, const float* u, float* y, float* scratch,
+                           const RowEpilogue& epilogue) const {
   const int mr = tile_.mr, nr = tile_.nr, lanes = tr_->lanes;
   const int tmi = t / tn_, tni = t % tn_;
   const long m_tiles = ceil_div(out_c_, mr);
@@ -166,7 +168,45 @@ void WinogradF4x3Plan::run(int t, const float* x, const float* u, float* y, floa
     for (long gi = g0; gi < g1; ++gi)
       tr_->output(m + (gi * lanes - t0), m_xi, block_, k1 - k0, groups[gi], y + k0 * out_plane,
                   out_plane, out_w_);
+    if (epilogue) apply_epilogue(epilogue, t0, count, k0, k1, y);
   }
+}
+
+void WinogradF4x3Plan::apply_epilogue(const RowEpilogue& epilogue, long t0, long count, long k0,
+                                      long k1, float* y) const {
+  // The block's tiles as pieces of the output planes: partial tile rows (up to 4 rows of some
+  // tile columns) and runs of whole tile rows (contiguous in a plane).
+  struct Piece {
+    long off, ld, rows, cols;
+  };
+  Piece pieces[64];
+  int count_pieces = 0;
+  const long th = ceil_div(out_h_, 4), tw = ceil_div(out_w_, 4), per_image = th * tw;
+  const long out_plane = out_h_ * out_w_;
+  const auto flush = [&] {
+    for (long k = k0; k < k1; ++k)
+      for (int i = 0; i < count_pieces; ++i) {
+        const Piece& q = pieces[i];
+        epilogue(y + k * out_plane + q.off, q.ld, q.rows, q.cols, k, 0);
+      }
+    count_pieces = 0;
+  };
+  for (long t = t0, end = t0 + count; t < end;) {
+    const long n = t / per_image, r = t % per_image / tw, c = t % tw;
+    if (c != 0 || end - t < tw) {
+      const long c1 = std::min(tw, c + (end - t));
+      pieces[count_pieces++] = {n * out_image_ + 4 * r * out_w_ + 4 * c, out_w_,
+                                std::min(4L, out_h_ - 4 * r), std::min(4 * c1, out_w_) - 4 * c};
+      t += c1 - c;
+    } else {
+      const long rows = std::min((end - t) / tw, th - r);
+      pieces[count_pieces++] = {n * out_image_ + 4 * r * out_w_, 0, 1,
+                                (std::min(4 * (r + rows), out_h_) - 4 * r) * out_w_};
+      t += rows * tw;
+    }
+    if (count_pieces == 64) flush();
+  }
+  flush();
 }
 
 }  // namespace anydnn::cpu

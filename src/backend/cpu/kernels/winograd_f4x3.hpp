@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels/gemm_tile.hpp"
+#include "backend/cpu/kernels/row_epilogue.hpp"
 
 namespace anydnn::cpu {
 
@@ -77,15 +78,23 @@ class WinogradF4x3Plan {
   // Thread t's share: tiles of its blocks, output channels of its share. `u` holds the
   // transformed filters of this group (36 x out x in, or 36 x in x out transposed); x and y
   // point at channel 0 of the group
-  // in image 0 (image strides as given to the constructor).
-  void run(int t, const float* x, const float* u, float* y, float* scratch) const;
+  // in image 0 (image strides as given to the constructor). `epilogue` gets the output of each
+  // block of tiles right after its output transform (rows of one plane: channel step 0,
+  // channels numbered within the group).
+  void run(int t, const float* x, const float* u, float* y, float* scratch,
+           const RowEpilogue& epilogue = {}) const;
 
  private:
+  // The epilogue on tiles [t0, t0 + count) of output channels [k0, k1).
+  void apply_epilogue(const RowEpilogue& epilogue, long t0, long count, long k0, long k1,
+                      float* y) const;
+
   const WinogradTransforms* tr_;
   GemmTileShape tile_;
   long in_c_, out_c_, in_h_, in_w_, out_h_, out_w_;
   bool transposed_u_;
   long ldu_;  // row length of U[xi] (padded_lda of its columns)
+  long out_image_ = 0;
   long tiles_ = 0;
   long block_ = 0;  // tiles per block: a multiple of the tile width nr
   int kc_ = 0;

@@ -3,7 +3,8 @@
 // (NHWC, NDHWC); the image stride is free. One thread owns one position from start to end:
 // fp32 Welford statistics over the N images, the group outputs, backward sums, then the output
 // rows. Consecutive threads take consecutive addresses of each image, so every pass is
-// coalesced; there is no cross-thread reduction, hence no scratch memory and no atomics.
+// coalesced; there is no cross-thread reduction, hence no scratch memory and no atomics. A fused
+// activation is applied to each output (forward) or to dy as it is read (backward, bn_util.cuh).
 #include <algorithm>
 
 #include "backend/cuda/bn/bn_util.cuh"
@@ -17,7 +18,7 @@ namespace {
 
 // q: a position's offset inside an image; its group (parameter index, c*S + s) is q itself for
 // channel-major images and (q % C)*S + q / C for channel-last ones.
-template <class T>
+template <class T, bool kAct>
 __global__ void __launch_bounds__(bn::kThreads)
     per_activation_kernel(bn::GroupArgs a, const T* __restrict__ x, const T* __restrict__ dy,
                           T* out, long long xn, long long yn, long long on, long long N,
@@ -37,27 +38,43 @@ __global__ void __launch_bounds__(bn::kThreads)
       bn::load_stats(a, g, s);
     }
     if (a.dir == bn::Dir::Backward) {
+      if constexpr (kAct) bn::activation_coefs(a, g, s);
+      // dy, with the fused activation's derivative applied.
+      const auto dy_at = [&](long long n, float xv) {
+        const float d = load(dy[n * yn + q]);
+        if constexpr (kAct) return bn::activation_dy(a, s.f, d, xv);
+        return d;
+      };
       const float mean = static_cast<float>(s.mean);
       float s1 = 0.0f, s2 = 0.0f;
       for (long long n = 0; n < N; ++n) {
-        const float d = load(dy[n * yn + q]);
+        const float xv = load(x[n * xn + q]);
+        const float d = dy_at(n, xv);
         s1 += d;
-        s2 += d * (load(x[n * xn + q]) - mean);
+        s2 += d * (xv - mean);
       }
       bn::backward_coefs(a, g, s1, s2, s);
-      for (long long n = 0; n < N; ++n)
-        bn::put(out + n * on + q,
-                bn::apply_backward(s.k, load(dy[n * yn + q]), load(x[n * xn + q])), alpha, beta);
+      for (long long n = 0; n < N; ++n) {
+        const float xv = load(x[n * xn + q]);
+        bn::put(out + n * on + q, bn::apply_backward(s.k, dy_at(n, xv), xv), alpha, beta);
+      }
     } else {
       bn::forward_coefs(a, g, s);
-      for (long long n = 0; n < N; ++n)
-        bn::put(out + n * on + q, bn::apply_forward(s.k, load(x[n * xn + q])), alpha, beta);
+      for (long long n = 0; n < N; ++n) {
+        float v = bn::apply_forward(s.k, load(x[n * xn + q]));
+        if constexpr (kAct) v = bn::activation_forward(a, v);
+        bn::put(out + n * on + q, v, alpha, beta);
+      }
     }
   }
 }
 
 class BnPerActivation final : public BnPerActivationSpec {
  public:
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t mode) const override {
+    return bn::activation_support(p, mode);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     const cudaStream_t stream = backend_of(ctx).cuda_stream();
     const bn::GroupArgs a = bn::group_args(p, b);
@@ -69,12 +86,18 @@ class BnPerActivation final : public BnPerActivationSpec {
     const long long xn = static_cast<long long>(p.x().strides()[0]);
     const long long yn = static_cast<long long>(p.y().strides()[0]);
     const long long on = static_cast<long long>((bwd ? p.dx() : p.y()).strides()[0]);
+    const unsigned grid = grid_for(static_cast<size_t>(C * S), bn::kThreads);
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
-      per_activation_kernel<T>
-          <<<grid_for(static_cast<size_t>(C * S), bn::kThreads), bn::kThreads, 0, stream>>>(
-              a, static_cast<const T*>(b.x), static_cast<const T*>(b.dy),
-              static_cast<T*>(bwd ? b.dx : b.y), xn, yn, on, N, C, S, last, b.alpha, b.beta);
+      const auto* x = static_cast<const T*>(b.x);
+      const auto* dy = static_cast<const T*>(b.dy);
+      auto* out = static_cast<T*>(bwd ? b.dx : b.y);
+      if (a.act)
+        per_activation_kernel<T, true><<<grid, bn::kThreads, 0, stream>>>(
+            a, x, dy, out, xn, yn, on, N, C, S, last, b.alpha, b.beta);
+      else
+        per_activation_kernel<T, false><<<grid, bn::kThreads, 0, stream>>>(
+            a, x, dy, out, xn, yn, on, N, C, S, last, b.alpha, b.beta);
     });
     ANYDNN_CUDA_LAUNCHED("BnPerActivation");
   }

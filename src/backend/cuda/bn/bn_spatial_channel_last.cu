@@ -4,7 +4,9 @@
 // stride over the N x S rows; each thread keeps fp32 Welford statistics (or backward sums) for
 // its channel, the block combines its 8 rows of partials in order, and the per-block partials are
 // merged per channel by one thread (Chan, double): no atomics, deterministic. The elementwise
-// pass is one grid-stride kernel over the tensor in memory order.
+// pass is one grid-stride kernel over the tensor in memory order. A fused activation (kAct
+// instantiations) is applied in the forward store and to dy as the sums and backward kernels
+// read it (bn_util.cuh): no extra pass.
 #include <algorithm>
 
 #include "backend/cuda/bn/bn_util.cuh"
@@ -58,10 +60,10 @@ __global__ void __launch_bounds__(kTileC* kTileR)
   }
 }
 
-template <class T, class I>
+template <class T, class I, bool kAct>
 __global__ void __launch_bounds__(kTileC* kTileR)
     sums_kernel(const T* __restrict__ x, const T* __restrict__ dy, Rows g, I R, I S, int C,
-                long long items, int rb, const GroupState* st, Sums* part) {
+                long long items, int rb, const GroupState* st, Sums* part, bn::GroupArgs a) {
   __shared__ Sums sh[kTileR][kTileC];
   for (long long it = blockIdx.x; it < items; it += gridDim.x) {
     const long long tile = it / rb;
@@ -70,12 +72,18 @@ __global__ void __launch_bounds__(kTileC* kTileR)
     float s1 = 0.0f, s2 = 0.0f;
     if (c < C) {
       const float mean = static_cast<float>(st[c].mean);
+      float fk[4] = {};
+      if constexpr (kAct)
+        for (int i = 0; i < 4; ++i)
+          fk[i] = st[c].f[i];
       for (I r = static_cast<I>(b) * kTileR + threadIdx.y; r < R;
            r += static_cast<I>(rb) * kTileR) {
         const long long n = r / S, s = r - static_cast<I>(n) * S;
-        const float d = load(dy[n * g.yn + s * g.yp + c]);
+        float d = load(dy[n * g.yn + s * g.yp + c]);
+        const float xv = load(x[n * g.xn + s * g.xp + c]);
+        if constexpr (kAct) d = bn::activation_dy(a, fk, d, xv);
         s1 += d;
-        s2 += d * (load(x[n * g.xn + s * g.xp + c]) - mean);
+        s2 += d * (xv - mean);
       }
     }
     sh[threadIdx.y][threadIdx.x] = Sums{s1, s2};
@@ -90,34 +98,36 @@ __global__ void __launch_bounds__(kTileC* kTileR)
   }
 }
 
-template <class T, class I>
+template <class T, class I, bool kAct>
 __global__ void __launch_bounds__(bn::kThreads)
     forward_kernel(const T* __restrict__ x, T* y, Rows g, I S, I C, I total, const GroupState* st,
-                   float alpha, float beta) {
+                   float alpha, float beta, bn::GroupArgs a) {
   for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<I>(gridDim.x) * blockDim.x) {
     const I r = i / C, c = i - r * C, n = r / S;
     const long long nl = n, sl = r - n * S;
-    const float v = bn::apply_forward(st[c].k, load(x[nl * g.xn + sl * g.xp + c]));
+    float v = bn::apply_forward(st[c].k, load(x[nl * g.xn + sl * g.xp + c]));
+    if constexpr (kAct) v = bn::activation_forward(a, v);
     bn::put(y + nl * g.yn + sl * g.yp + c, v, alpha, beta);
   }
 }
 
-template <class T, class I>
+template <class T, class I, bool kAct>
 __global__ void __launch_bounds__(bn::kThreads)
     backward_kernel(const T* __restrict__ x, const T* __restrict__ dy, T* dx, Rows g, I S, I C,
-                    I total, const GroupState* st, float alpha, float beta) {
+                    I total, const GroupState* st, float alpha, float beta, bn::GroupArgs a) {
   for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<I>(gridDim.x) * blockDim.x) {
     const I r = i / C, c = i - r * C, n = r / S;
     const long long nl = n, sl = r - n * S;
-    const float v = bn::apply_backward(st[c].k, load(dy[nl * g.yn + sl * g.yp + c]),
-                                       load(x[nl * g.xn + sl * g.xp + c]));
-    bn::put(dx + nl * g.dxn + sl * g.dxp + c, v, alpha, beta);
+    float d = load(dy[nl * g.yn + sl * g.yp + c]);
+    const float xv = load(x[nl * g.xn + sl * g.xp + c]);
+    if constexpr (kAct) d = bn::activation_dy(a, st[c].f, d, xv);
+    bn::put(dx + nl * g.dxn + sl * g.dxp + c, bn::apply_backward(st[c].k, d, xv), alpha, beta);
   }
 }
 
-template <class T, class I>
+template <class T, class I, bool kAct>
 void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) {
   const cudaStream_t stream = backend_of(ctx).cuda_stream();
   const bn::GroupArgs a = bn::group_args(p, b);
@@ -160,19 +170,19 @@ void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers&
   if (bwd) {
     auto* part = static_cast<Sums*>(scratch.partials());
     const T* dy = static_cast<const T*>(b.dy);
-    sums_kernel<T, I><<<bn::item_grid(items), tile_block, 0, stream>>>(
+    sums_kernel<T, I, kAct><<<bn::item_grid(items), tile_block, 0, stream>>>(
         x, dy, g, static_cast<I>(R), static_cast<I>(S), static_cast<int>(C), items,
-        static_cast<int>(rb), st, part);
+        static_cast<int>(rb), st, part, a);
     ANYDNN_CUDA_LAUNCHED("BnSpatialChannelLast sums");
     bn::finalize_backward(a, part, static_cast<int>(rb), st, stream);
-    backward_kernel<T, I><<<grid, bn::kThreads, 0, stream>>>(
+    backward_kernel<T, I, kAct><<<grid, bn::kThreads, 0, stream>>>(
         x, dy, static_cast<T*>(b.dx), g, static_cast<I>(S), static_cast<I>(C),
-        static_cast<I>(total), st, b.alpha, b.beta);
+        static_cast<I>(total), st, b.alpha, b.beta, a);
     ANYDNN_CUDA_LAUNCHED("BnSpatialChannelLast backward");
   } else {
-    forward_kernel<T, I><<<grid, bn::kThreads, 0, stream>>>(
+    forward_kernel<T, I, kAct><<<grid, bn::kThreads, 0, stream>>>(
         x, static_cast<T*>(b.y), g, static_cast<I>(S), static_cast<I>(C), static_cast<I>(total), st,
-        b.alpha, b.beta);
+        b.alpha, b.beta, a);
     ANYDNN_CUDA_LAUNCHED("BnSpatialChannelLast forward");
   }
 }
@@ -185,15 +195,21 @@ class BnSpatialChannelLast final : public BnSpatialChannelLastSpec {
     ANYDNN_REJECT_IF(p.channels() >= (size_t{1} << 31), "more than 2^31 channels");
     return Applicability::yes();
   }
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t mode) const override {
+    return bn::activation_support(p, mode);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     // 32-bit indices while every index, plus one grid stride, stays below 2^32.
     const bool small = p.x().element_count() < (size_t{1} << 31);
+    const bool act = b.activation != nullptr;
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
       if (small)
-        run_typed<T, unsigned>(ctx, p, b);
+        act ? run_typed<T, unsigned, true>(ctx, p, b) : run_typed<T, unsigned, false>(ctx, p, b);
       else
-        run_typed<T, unsigned long long>(ctx, p, b);
+        act ? run_typed<T, unsigned long long, true>(ctx, p, b)
+            : run_typed<T, unsigned long long, false>(ctx, p, b);
     });
   }
 };

@@ -13,6 +13,8 @@
 // against the old stats -> finalize -> apply sequence with scalar loads and two divisions per
 // element, this moves the same bytes (x read twice in training) with one to two launches fewer
 // and 4-8x more bytes in flight per thread, which is what bounded it (~1/3 of HBM bandwidth).
+// A fused activation (kAct instantiations) is applied in the forward kernel's store and to dy as
+// the sums and backward kernels read it (bn_util.cuh): no extra pass.
 #include <algorithm>
 #include <cstdint>
 
@@ -118,7 +120,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // Forward (training, or inference): coefficients from the stats partials when given, else from
 // the estimates; then y for the block's share of the channel.
-template <class T, int V>
+template <class T, int V, bool kAct>
 __global__ void __launch_bounds__(kThreads)
     forward_kernel(const T* __restrict__ x, T* y, Geo g, bn::GroupArgs a, const Stat* part,
                    float alpha, float beta) {
@@ -146,8 +148,10 @@ __global__ void __launch_bounds__(kThreads)
       float f[V];
       load_vec<V>(xc + n * g.xn + o, f);
 #pragma unroll
-      for (int i = 0; i < V; ++i)
+      for (int i = 0; i < V; ++i) {
         f[i] = bn::apply_forward(kk, f[i]);
+        if constexpr (kAct) f[i] = bn::activation_forward(a, f[i]);
+      }
       put_vec<V>(yc + n * g.yn + o, f, alpha, beta);
     });
     __syncthreads();  // k is rewritten by the next item
@@ -156,11 +160,12 @@ __global__ void __launch_bounds__(kThreads)
 
 // Backward sums around the channel mean (from the stats partials, or the saved statistics);
 // block 0 of each channel also leaves mean / inverse std in st for the backward kernel.
-template <class T, int V>
+template <class T, int V, bool kAct>
 __global__ void __launch_bounds__(kThreads)
     sums_kernel(const T* __restrict__ x, const T* __restrict__ dy, Geo g, bn::GroupArgs a,
                 const Stat* stat_part, GroupState* st, Sums* part) {
   __shared__ float mean_sh;
+  __shared__ float f_sh[4];  // kAct: forward coefficients (bn(x) for the activation)
   for (long long it = blockIdx.x; it < g.items; it += gridDim.x) {
     const long long c = it / g.bc;
     const int b = static_cast<int>(it - c * g.bc);
@@ -173,10 +178,19 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (threadIdx.x == 0) {
       mean_sh = static_cast<float>(s.mean);
+      if constexpr (kAct) {
+        bn::activation_coefs(a, c, s);
+        for (int i = 0; i < 4; ++i)
+          f_sh[i] = s.f[i];
+      }
       if (b == 0) st[c] = s;
     }
     __syncthreads();
     const float mean = mean_sh;
+    float fk[4] = {};
+    if constexpr (kAct)
+      for (int i = 0; i < 4; ++i)
+        fk[i] = f_sh[i];
     const T* xc = x + c * g.xc;
     const T* dyc = dy + c * g.yc;
     float s1 = 0.0f, s2 = 0.0f;
@@ -186,6 +200,7 @@ __global__ void __launch_bounds__(kThreads)
       load_vec<V>(xc + n * g.xn + o, fx);
 #pragma unroll
       for (int i = 0; i < V; ++i) {
+        if constexpr (kAct) fd[i] = bn::activation_dy(a, fk, fd[i], fx[i]);
         s1 += fd[i];
         s2 += fd[i] * (fx[i] - mean);
       }
@@ -195,12 +210,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <class T, int V>
+template <class T, int V, bool kAct>
 __global__ void __launch_bounds__(kThreads)
     backward_kernel(const T* __restrict__ x, const T* __restrict__ dy, T* dx, Geo g,
                     bn::GroupArgs a, const GroupState* st, const Sums* part, float alpha,
                     float beta) {
-  __shared__ float k[4];
+  __shared__ float k[8];  // backward coefficients, then (kAct) the forward ones
   for (long long it = blockIdx.x; it < g.items; it += gridDim.x) {
     const long long c = it / g.bc;
     const int b = static_cast<int>(it - c * g.bc);
@@ -208,11 +223,14 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) {
       GroupState s = st[c];
       bn::backward_coefs(a, c, r.s1, r.s2, s, b == 0);
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < 4; ++i) {
         k[i] = s.k[i];
+        k[4 + i] = kAct ? s.f[i] : 0.0f;
+      }
     }
     __syncthreads();
     const float kk[4] = {k[0], k[1], k[2], k[3]};
+    const float fk[4] = {k[4], k[5], k[6], k[7]};
     const T* xc = x + c * g.xc;
     const T* dyc = dy + c * g.yc;
     T* dxc = dx + c * g.dxc;
@@ -221,8 +239,10 @@ __global__ void __launch_bounds__(kThreads)
       load_vec<V>(dyc + n * g.yn + o, fd);
       load_vec<V>(xc + n * g.xn + o, fx);
 #pragma unroll
-      for (int i = 0; i < V; ++i)
+      for (int i = 0; i < V; ++i) {
+        if constexpr (kAct) fd[i] = bn::activation_dy(a, fk, fd[i], fx[i]);
         fx[i] = bn::apply_backward(kk, fd[i], fx[i]);
+      }
       put_vec<V>(dxc + n * g.dxn + o, fx, alpha, beta);
     });
     __syncthreads();
@@ -233,7 +253,7 @@ bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
-template <class T, int V>
+template <class T, int V, bool kAct>
 void launch(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b, Geo g) {
   const cudaStream_t stream = backend_of(ctx).cuda_stream();
   const bn::GroupArgs a = bn::group_args(p, b);
@@ -257,13 +277,14 @@ void launch(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b,
     auto* sums = reinterpret_cast<Sums*>(static_cast<Stat*>(scratch.partials()) +
                                          (a.needs_stats ? items : 0));
     const T* dy = static_cast<const T*>(b.dy);
-    sums_kernel<T, V><<<grid, kThreads, 0, stream>>>(x, dy, g, a, stat_part, scratch.state(), sums);
+    sums_kernel<T, V, kAct>
+        <<<grid, kThreads, 0, stream>>>(x, dy, g, a, stat_part, scratch.state(), sums);
     ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor sums");
-    backward_kernel<T, V><<<grid, kThreads, 0, stream>>>(x, dy, static_cast<T*>(b.dx), g, a,
-                                                         scratch.state(), sums, b.alpha, b.beta);
+    backward_kernel<T, V, kAct><<<grid, kThreads, 0, stream>>>(
+        x, dy, static_cast<T*>(b.dx), g, a, scratch.state(), sums, b.alpha, b.beta);
     ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor backward");
   } else {
-    forward_kernel<T, V>
+    forward_kernel<T, V, kAct>
         <<<grid, kThreads, 0, stream>>>(x, static_cast<T*>(b.y), g, a, stat_part, b.alpha, b.beta);
     ANYDNN_CUDA_LAUNCHED("BnSpatialChannelMajor forward");
   }
@@ -296,17 +317,19 @@ void run_typed(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers&
   const bool vec = S % V == 0 && aligned16(b.x) && aligned16(bwd ? b.dy : b.y) &&
                    (!bwd || aligned16(b.dx)) && g.xn % V == 0 && g.xc % V == 0 && g.yn % V == 0 &&
                    g.yc % V == 0 && g.dxn % V == 0 && g.dxc % V == 0;
-  if (vec) {
-    g.Sv = S / V;
-    launch<T, V>(ctx, p, b, g);
-  } else {
-    g.Sv = S;
-    launch<T, 1>(ctx, p, b, g);
-  }
+  g.Sv = vec ? S / V : S;
+  if (b.activation)
+    vec ? launch<T, V, true>(ctx, p, b, g) : launch<T, 1, true>(ctx, p, b, g);
+  else
+    vec ? launch<T, V, false>(ctx, p, b, g) : launch<T, 1, false>(ctx, p, b, g);
 }
 
 class BnSpatialChannelMajor final : public BnSpatialChannelMajorSpec {
  public:
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t mode) const override {
+    return bn::activation_support(p, mode);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     dispatch_float_type(p.data_type(), [&](auto tag) { run_typed<decltype(tag)>(ctx, p, b); });
   }

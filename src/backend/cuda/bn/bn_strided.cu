@@ -4,6 +4,7 @@
 // block reduction, the group outputs by thread 0, backward sums likewise, then the output.
 // Every element is addressed from its (n, c, d, h, w) index and the tensor's own strides, so
 // any layout works; parallelism is only one block per group, which is the price of simplicity.
+// A fused activation is applied to each output (forward) or to dy as it is read (backward).
 #include "backend/cuda/bn/bn_util.cuh"
 #include "bn/bn_layout.hpp"
 #include "bn/bn_registry.hpp"
@@ -25,7 +26,7 @@ __device__ inline long long offset(const Ncdhw& t, const Geometry& g, long long 
   return n * t.s[0] + c * t.s[1] + d * t.s[2] + h * t.s[3] + w * t.s[4];
 }
 
-template <class T>
+template <class T, bool kAct>
 __global__ void __launch_bounds__(bn::kThreads)
     strided_kernel(bn::GroupArgs a, Geometry geo, const T* __restrict__ x, const T* __restrict__ dy,
                    T* out, float alpha, float beta) {
@@ -49,14 +50,26 @@ __global__ void __launch_bounds__(bn::kThreads)
     } else if (threadIdx.x == 0) {
       bn::load_stats(a, grp, sh);
     }
+    if (kAct && threadIdx.x == 0) bn::activation_coefs(a, grp, sh);
     __syncthreads();
+    float fk[4] = {};
+    if constexpr (kAct)
+      for (int i = 0; i < 4; ++i)
+        fk[i] = sh.f[i];
+    // dy, with the fused activation's derivative applied.
+    const auto dy_at = [&](long long j, float xv) {
+      const float d = load(dy[at(geo.y, j)]);
+      if constexpr (kAct) return bn::activation_dy(a, fk, d, xv);
+      return d;
+    };
     if (bwd) {
       const float mean = static_cast<float>(sh.mean);
       float s1 = 0.0f, s2 = 0.0f;
       for (long long j = threadIdx.x; j < M; j += blockDim.x) {
-        const float d = load(dy[at(geo.y, j)]);
+        const float xv = load(x[at(geo.x, j)]);
+        const float d = dy_at(j, xv);
         s1 += d;
-        s2 += d * (load(x[at(geo.x, j)]) - mean);
+        s2 += d * (xv - mean);
       }
       // block_reduce's barriers order every thread's read of sh.mean before thread 0 writes sh.
       const bn::Sums r = bn::block_reduce(bn::Sums{s1, s2});
@@ -68,11 +81,13 @@ __global__ void __launch_bounds__(bn::kThreads)
     const float k[4] = {sh.k[0], sh.k[1], sh.k[2], sh.k[3]};
     for (long long j = threadIdx.x; j < M; j += blockDim.x) {
       const float xv = load(x[at(geo.x, j)]);
-      if (bwd)
-        bn::put(out + at(geo.dx, j), bn::apply_backward(k, load(dy[at(geo.y, j)]), xv), alpha,
-                beta);
-      else
-        bn::put(out + at(geo.y, j), bn::apply_forward(k, xv), alpha, beta);
+      if (bwd) {
+        bn::put(out + at(geo.dx, j), bn::apply_backward(k, dy_at(j, xv), xv), alpha, beta);
+      } else {
+        float v = bn::apply_forward(k, xv);
+        if constexpr (kAct) v = bn::activation_forward(a, v);
+        bn::put(out + at(geo.y, j), v, alpha, beta);
+      }
     }
     __syncthreads();  // sh is rewritten for the next group
   }
@@ -80,6 +95,10 @@ __global__ void __launch_bounds__(bn::kThreads)
 
 class BnStrided final : public BnStridedSpec {
  public:
+  Applicability activation_support(const ExecutionContext&, const BnProblem& p,
+                                   miopenActivationMode_t mode) const override {
+    return bn::activation_support(p, mode);
+  }
   void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const override {
     const cudaStream_t stream = backend_of(ctx).cuda_stream();
     const bn::GroupArgs a = bn::group_args(p, b);
@@ -97,9 +116,16 @@ class BnStrided final : public BnStridedSpec {
     geo.spatial = p.spatial();
     dispatch_float_type(p.data_type(), [&](auto tag) {
       using T = decltype(tag);
-      strided_kernel<T><<<bn::item_grid(a.groups), bn::kThreads, 0, stream>>>(
-          a, geo, static_cast<const T*>(b.x), static_cast<const T*>(b.dy),
-          static_cast<T*>(bwd ? b.dx : b.y), b.alpha, b.beta);
+      const auto* x = static_cast<const T*>(b.x);
+      const auto* dy = static_cast<const T*>(b.dy);
+      auto* out = static_cast<T*>(bwd ? b.dx : b.y);
+      const unsigned grid = bn::item_grid(a.groups);
+      if (a.act)
+        strided_kernel<T, true>
+            <<<grid, bn::kThreads, 0, stream>>>(a, geo, x, dy, out, b.alpha, b.beta);
+      else
+        strided_kernel<T, false>
+            <<<grid, bn::kThreads, 0, stream>>>(a, geo, x, dy, out, b.alpha, b.beta);
     });
     ANYDNN_CUDA_LAUNCHED("BnStrided");
   }

@@ -16,6 +16,7 @@ __global__ void finalize_stats_kernel(GroupArgs a, const Stat* part, int nb, Gro
     GroupState s;
     set_stats(a, g, r.mean, r.m2, s);
     if (a.dir != Dir::Backward) forward_coefs(a, g, s);
+    activation_coefs(a, g, s);
     st[g] = s;
   }
 }
@@ -26,6 +27,7 @@ __global__ void given_stats_kernel(GroupArgs a, GroupState* st) {
     GroupState s;
     load_stats(a, g, s);
     if (a.dir != Dir::Backward) forward_coefs(a, g, s);
+    activation_coefs(a, g, s);
     st[g] = s;
   }
 }

@@ -10,6 +10,11 @@
 // and write the per-group outputs (saved mean / inverse std, running mean / variance, dscale /
 // dbias). Reductions never use atomics: every partial is combined in a fixed order, so results
 // are bitwise reproducible on a given device.
+//
+// A fused activation (BnBuffers::activation, solver/fused_epilogue.hpp) rides along in
+// GroupArgs: forward passes store act(bn(x)); backward passes replace dy, in the sums and in the
+// dx pass alike, by act'(dy) at bn(x) = f0*(x - f1) + f2, the forward coefficients of the saved
+// statistics (GroupState::f), so x and dy are still read once per pass.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,6 +24,7 @@
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
+#include "backend/cuda/fused_epilogue.cuh"
 #include "problem/bn_problem.hpp"
 #include "solver/bn_solver.hpp"
 
@@ -76,6 +82,10 @@ struct GroupArgs {
   // without saved statistics).
   bool needs_stats;
   float alpha_param, beta_param;
+  // The fused activation (act false: none).
+  bool act;
+  miopenActivationMode_t act_mode;
+  activ::ActivParams act_params;
 };
 
 inline GroupArgs group_args(const BnProblem& p, const BnBuffers& b) {
@@ -114,13 +124,28 @@ inline GroupArgs group_args(const BnProblem& p, const BnBuffers& b) {
   }
   a.alpha_param = b.alpha_param;
   a.beta_param = b.beta_param;
+  a.act = b.activation != nullptr;
+  a.act_mode = a.act ? b.activation->mode : miopenActivationPASTHRU;
+  if (a.act) a.act_params = b.activation->params;
   return a;
 }
 
-// Per-group state in device memory between kernels: 32 bytes, so arrays of it stay aligned.
+// What every CUDA BN solver answers to activation_support(): any of MIOpen's modes; backward
+// only from saved statistics (bn(x) is recomputed from them).
+inline Applicability activation_support(const BnProblem& p, miopenActivationMode_t mode) {
+  ANYDNN_REJECT_IF(static_cast<int>(mode) < static_cast<int>(miopenActivationPASTHRU) ||
+                       static_cast<int>(mode) > static_cast<int>(miopenActivationELU),
+                   "not one of MIOpen's activation modes");
+  ANYDNN_REJECT_IF(p.direction() == BnDirection::Backward && !p.save(),
+                   "backward with a fused activation needs the saved mean and inverse std");
+  return Applicability::yes();
+}
+
+// Per-group state in device memory between kernels: 48 bytes, so arrays of it stay aligned.
 struct GroupState {
   double mean, invstd;
   float k[4];  // coefficients of the elementwise pass (see the top of the file)
+  float f[4];  // backward with a fused activation: the forward coefficients, for bn(x)
 };
 
 // Statistics from x: biased variance for the normalisation; training also writes the saved
@@ -158,14 +183,23 @@ __device__ inline void load_stats(const GroupArgs& a, long long g, GroupState& s
 
 // Kernels centre on the float-rounded mean; the coefficients absorb the rounding, which matters
 // when the mean is large against the spread.
-__device__ inline void forward_coefs(const GroupArgs& a, long long g, GroupState& s) {
+// Into k[0..3] (forward: s.k; backward with an activation: s.f).
+__device__ inline void forward_coefs(const GroupArgs& a, long long g, const GroupState& s,
+                                     float* k) {
   const double sa = static_cast<double>(param_load(a.scale_d, a.scale, g)) * s.invstd;
   const float m = static_cast<float>(s.mean);
-  s.k[0] = static_cast<float>(sa);
-  s.k[1] = m;
-  s.k[2] = static_cast<float>(static_cast<double>(param_load(a.bias_d, a.bias, g)) -
-                              sa * (s.mean - static_cast<double>(m)));
-  s.k[3] = 0.0f;
+  k[0] = static_cast<float>(sa);
+  k[1] = m;
+  k[2] = static_cast<float>(static_cast<double>(param_load(a.bias_d, a.bias, g)) -
+                            sa * (s.mean - static_cast<double>(m)));
+  k[3] = 0.0f;
+}
+__device__ inline void forward_coefs(const GroupArgs& a, long long g, GroupState& s) {
+  forward_coefs(a, g, s, s.k);
+}
+// Backward with a fused activation: the forward coefficients of the (saved) statistics in s.f.
+__device__ inline void activation_coefs(const GroupArgs& a, long long g, GroupState& s) {
+  if (a.act && a.dir == Dir::Backward) forward_coefs(a, g, s, s.f);
 }
 
 // out = alpha * v + beta * old (beta 0 ignores the old contents, NaN included).
@@ -204,6 +238,16 @@ __device__ inline float apply_forward(const float* k, float x) {
 }
 __device__ inline float apply_backward(const float* k, float dy, float x) {
   return k[0] * dy + k[1] * (x - k[2]) + k[3];
+}
+
+// The fused activation: forward, on bn(x); backward, dy replaced by act'(dy) at bn(x) with
+// bn(x) from the forward coefficients f (MIOpen's fused BN + activation backward).
+__device__ inline float activation_forward(const GroupArgs& a, float v) {
+  return activate(a.act_mode, v, a.act_params);
+}
+__device__ inline float activation_dy(const GroupArgs& a, const float* f, float dy, float x) {
+  const float z = apply_forward(f, x);
+  return activate_backward(a.act_mode, dy, z, activate(a.act_mode, z, a.act_params), a.act_params);
 }
 
 // *p = alpha * v + beta * *p (beta 0 ignores the old contents, NaN included).

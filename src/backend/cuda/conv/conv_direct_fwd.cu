@@ -7,9 +7,13 @@
 // input patch under the tile and its filter slices for the 8 channels are staged in shared
 // memory, so each input value loaded from global memory feeds 8 channels and every tap that
 // covers it, and each filter value feeds 512 pixels. Accumulation is fp32 in the order
-// channel, filter row, filter column, like the naive kernel.
+// channel, filter row, filter column, like the naive kernel. A fused chain's epilogue
+// (solver/fused_epilogue.hpp) is applied to the accumulators as they are stored, so bias, BN
+// inference and the activation cost no pass over memory (a second instantiation, kEpilogue,
+// keeps the plain kernel as it was).
 #include <memory>
 
+#include "backend/cuda/conv/conv_epilogue.hpp"
 #include "backend/cuda/conv/conv_geom.cuh"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
@@ -83,8 +87,9 @@ DirectPlan make_plan(const ConvProblem& p) {
   return d;
 }
 
+template <bool kEpilogue>
 __global__ void __launch_bounds__(256)
-    direct_fwd_kernel(DirectPlan d, const float* x, const float* w, float* y) {
+    direct_fwd_kernel(DirectPlan d, const float* x, const float* w, float* y, EpilogueArgs ep) {
   extern __shared__ float4 shared4[];                // float4: the filter slices are read as float4
   float* patch = reinterpret_cast<float*>(shared4);  // [chunk][patch_h][patch_w]
   float* filt = patch + d.chunk * d.patch_floats;    // [chunk][fy][fx][kChannels]
@@ -166,14 +171,24 @@ __global__ void __launch_bounds__(256)
   }
   const long long oh = oh0 + ty;
   if (oh >= d.out_h) return;
-  float* yn = y + n * d.ys[0] + oh * d.ys[3];
   const long long ow_a = ow0 + tx, ow_b = ow0 + tx + 32;
 #pragma unroll
   for (int kk = 0; kk < kChannels; ++kk) {
     if (kk >= k_count) break;
-    float* yk = yn + (k_first + kk) * d.ys[1];
-    if (ow_a < d.out_w) yk[ow_a * d.ys[4]] = acc0[kk];
-    if (ow_b < d.out_w) yk[ow_b * d.ys[4]] = acc1[kk];
+    const long long k = k_first + kk;
+    const long long off = n * d.ys[0] + oh * d.ys[3] + k * d.ys[1];
+    float* yk = y + off;
+    if constexpr (kEpilogue) {
+      // z is laid out like y: its element sits at the same offset.
+      const float* zk = ep.residual ? static_cast<const float*>(ep.residual) + off : nullptr;
+      if (ow_a < d.out_w)
+        yk[ow_a * d.ys[4]] = apply_epilogue(ep, acc0[kk], k, zk ? zk[ow_a * d.ys[4]] : 0.0f);
+      if (ow_b < d.out_w)
+        yk[ow_b * d.ys[4]] = apply_epilogue(ep, acc1[kk], k, zk ? zk[ow_b * d.ys[4]] : 0.0f);
+    } else {
+      if (ow_a < d.out_w) yk[ow_a * d.ys[4]] = acc0[kk];
+      if (ow_b < d.out_w) yk[ow_b * d.ys[4]] = acc1[kk];
+    }
   }
 }
 
@@ -212,11 +227,24 @@ class ConvDirectFwdCuda final : public ConvSolver {
     return [be, d](const ConvBuffers& b) {
       const dim3 grid(static_cast<unsigned>(d.tiles_w * d.tiles_h),
                       static_cast<unsigned>(d.groups * d.k_chunks), static_cast<unsigned>(d.n));
-      direct_fwd_kernel<<<grid, dim3(32, kTileH), d.shared_bytes(), be->cuda_stream()>>>(
-          d, static_cast<const float*>(b.x), static_cast<const float*>(b.w),
-          static_cast<float*>(b.y));
+      const auto* x = static_cast<const float*>(b.x);
+      const auto* w = static_cast<const float*>(b.w);
+      auto* y = static_cast<float*>(b.y);
+      const dim3 block(32, kTileH);
+      if (b.epilogue)
+        direct_fwd_kernel<true><<<grid, block, d.shared_bytes(), be->cuda_stream()>>>(
+            d, x, w, y, epilogue_args(*b.epilogue));
+      else
+        direct_fwd_kernel<false>
+            <<<grid, block, d.shared_bytes(), be->cuda_stream()>>>(d, x, w, y, EpilogueArgs{});
       ANYDNN_CUDA_LAUNCHED("ConvDirectFwdCuda");
     };
+  }
+  // Every epilogue: the kernel holds each output in a register before its store (fp32 only,
+  // so the contract's "before narrowing" holds trivially).
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return cuda_epilogue_support(p, needs);
   }
 };
 

@@ -1,8 +1,10 @@
 // GemmFwd1x1_0_1 (CUDA): forward 1x1 convolution (stride 1, no padding) on packed NCHW /
 // NCDHW, straight to cuBLAS without im2col: per group, one GEMM batched over the images,
-// Y_{n,g} [K/G x P] = W_g [K/G x C/G] x X_{n,g} [C/G x P]. No workspace.
+// Y_{n,g} [K/G x P] = W_g [K/G x C/G] x X_{n,g} [C/G x P]. No workspace. A fused chain's
+// epilogue is one pass over y after the GEMMs (conv/conv_epilogue.hpp says why).
 #include <memory>
 
+#include "backend/cuda/conv/conv_epilogue.hpp"
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "conv/solver_specs.hpp"
@@ -33,7 +35,8 @@ class GemmFwd1x1 final : public GemmFwd1x1Spec {
     const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const int batch = static_cast<int>(p.batch());
-    return [be, math, s, t, elem, batch](const ConvBuffers& b) {
+    const size_t k_total = p.out_channels();
+    return [be, math, s, t, elem, batch, k_total](const ConvBuffers& b) {
       const long long cpg = static_cast<long long>(s.c_per_group);
       const long long kpg = static_cast<long long>(s.k_per_group);
       const long long pixels = static_cast<long long>(s.pixels);
@@ -46,7 +49,14 @@ class GemmFwd1x1 final : public GemmFwd1x1Spec {
                 0.0f, static_cast<char*>(b.y) + g * kpg * pixels * elem, t, pixels,
                 static_cast<long long>(s.y_image), batch, math);
       }
+      if (b.epilogue)
+        apply_epilogue_packed(epilogue_args(*b.epilogue), t, b.y, static_cast<size_t>(batch),
+                              k_total, s.pixels, be->cuda_stream());
     };
+  }
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return gemm_epilogue_support(p, needs);
   }
 };
 

@@ -2,9 +2,12 @@
 // tensors of any filter, stride, dilation, padding and group count. Per image: im2col of the
 // whole image into the workspace ([C * taps] x [pixels], x's type), then one strided-batched
 // GEMM over the groups: Y_{n,g} [K/G x P] = W_g [K/G x rows] x col_g [rows x P], fp32
-// accumulation, written straight into y.
+// accumulation, written straight into y. A fused chain's epilogue is one pass over y after the
+// last image (conv/conv_epilogue.hpp says why: one pass of ~y's size after all images, rather
+// than one small launch per image).
 #include <memory>
 
+#include "backend/cuda/conv/conv_epilogue.hpp"
 #include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/conv/im2col.cuh"
 #include "backend/cuda/cuda_backend.hpp"
@@ -46,7 +49,8 @@ class GemmFwdRest final : public GemmFwdRestSpec {
     const GemmMath math = gemm_math(t, ctx.config.conv_allow_tf32);
     const size_t elem = data_type_size(t);
     const long long batch = static_cast<long long>(p.batch());
-    return [be, math, g, s, t, elem, batch](const ConvBuffers& b) {
+    const size_t k_total = p.out_channels();
+    return [be, math, g, s, t, elem, batch, k_total](const ConvBuffers& b) {
       const auto* x = static_cast<const char*>(b.x);
       auto* y = static_cast<char*>(b.y);
       const long long rows = static_cast<long long>(s.rows);
@@ -59,7 +63,14 @@ class GemmFwdRest final : public GemmFwdRestSpec {
                 GemmOperand{b.workspace, t, pixels, rows * pixels}, 0.0f, y + n * s.y_image * elem,
                 t, pixels, kpg * pixels, static_cast<int>(s.groups), math);
       }
+      if (b.epilogue)
+        apply_epilogue_packed(epilogue_args(*b.epilogue), t, b.y, static_cast<size_t>(batch),
+                              k_total, s.pixels, be->cuda_stream());
     };
+  }
+  Applicability epilogue_support(const ExecutionContext&, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    return gemm_epilogue_support(p, needs);
   }
 };
 

@@ -12,7 +12,9 @@
 // channels add nothing to any sum, so the result is exact. The three solvers differ only in the
 // CUTLASS kernel and in which tensors are its A, B and C operands; TcSolver holds everything
 // else. Backward weights also splits its long reduction (N*P*Q) over several thread blocks
-// (CUTLASS's parallel split-K plus a reduction kernel, both in a fixed order).
+// (CUTLASS's parallel split-K plus a reduction kernel, both in a fixed order). Forward also
+// takes a fused chain's epilogue (implicit_gemm_tc_epilogue.hpp: CUTLASS's output stage, or the
+// copy back of a staged fp32 output).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,7 +27,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "backend/cuda/conv/conv_epilogue.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
+#include "backend/cuda/conv/implicit_gemm_tc_epilogue.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "cutlass/conv/conv2d_problem_size.h"
@@ -494,12 +498,33 @@ class TcSolver : public ConvSolver {
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32, ms);
   }
 
+  // Forward only (implicit_gemm_tc_epilogue.hpp: where the epilogue runs for which output).
+  Applicability epilogue_support(const ExecutionContext& ctx, const ConvProblem& p,
+                                 const ConvEpilogueNeeds& needs) const override {
+    if constexpr (Traits::kDirection != ConvDirection::Forward) {
+      return Applicability::no("not a forward problem");
+    } else {
+      if (Applicability a = cuda_epilogue_support(p, needs); !a) return a;
+      const WorkspacePlan wp = plan(ctx, p);
+      const bool staged = wp.y_at != WorkspacePlan::kNone;
+      if (staged && p.data_type() == miopenFloat) return Applicability::yes();  // the copy back
+      ANYDNN_REJECT_IF(staged && needs.residual,
+                       "a residual on a staged 16-bit output (NCHW, or channels not a multiple "
+                       "of 8): CUTLASS would read z in its padded NHWC order");
+      ANYDNN_REJECT_IF(wp.y.cp > CudaBackend::kChannelIndexCount,
+                       "more than " + std::to_string(CudaBackend::kChannelIndexCount) +
+                           " output channels (the epilogue's channel index table)");
+      return fprop_epilogue_can_implement(p.data_type(), wp.ps);
+    }
+  }
+
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* backend = &backend_of(ctx);
     const WorkspacePlan wp = plan(ctx, p);
     const size_t elem = p.data_type() == miopenFloat ? 4 : 2;
     const ConvDirection dir = Traits::kDirection;
     const miopenDataType_t type = p.data_type();
+    const int channels = static_cast<int>(p.out_channels());
 
     return [=](const ConvBuffers& b) {
       const cudaStream_t stream = backend->cuda_stream();
@@ -514,6 +539,15 @@ class TcSolver : public ConvSolver {
       for (const void* ptr : {x, w, y})
         ANYDNN_CHECK(reinterpret_cast<uintptr_t>(ptr) % 16 == 0, miopenStatusBadParm,
                      "tensor-core convolution needs 16-byte aligned buffers");
+      // Forward with a fused epilogue: in CUTLASS's output stage, or in the copy back of a
+      // staged fp32 output (implicit_gemm_tc_epilogue.hpp).
+      const ConvEpilogue* ep = dir == ConvDirection::Forward ? b.epilogue : nullptr;
+      const bool copy_back_epilogue =
+          ep != nullptr && wp.y_at != WorkspacePlan::kNone && type == miopenFloat;
+      const bool cutlass_epilogue = ep != nullptr && !copy_back_epilogue;
+      ANYDNN_CHECK(!cutlass_epilogue || ep->residual == nullptr ||
+                       reinterpret_cast<uintptr_t>(ep->residual) % 16 == 0,
+                   miopenStatusBadParm, "tensor-core convolution needs a 16-byte aligned z");
       // Inputs in.
       if (dir != ConvDirection::BackwardData && wp.x_at != WorkspacePlan::kNone)
         stage_in(wp.x, b.x, x, elem, stream);
@@ -527,7 +561,11 @@ class TcSolver : public ConvSolver {
         using Op = typename Traits::template Op<E>;
         switch (dir) {
           case ConvDirection::Forward:
-            run_cutlass<Op>(wp.ps, x, w, y, wp.mode, op_ws, stream);
+            if (cutlass_epilogue)
+              run_fprop_epilogue(type, wp.ps, x, w, y, epilogue_args(*ep), channels,
+                                 backend->channel_indices(), stream);
+            else
+              run_cutlass<Op>(wp.ps, x, w, y, wp.mode, op_ws, stream);
             break;
           case ConvDirection::BackwardData:
             run_cutlass<Op>(wp.ps, y, w, x, wp.mode, op_ws, stream);
@@ -552,8 +590,14 @@ class TcSolver : public ConvSolver {
         }
       });
       // Output out.
-      if (dir == ConvDirection::Forward && wp.y_at != WorkspacePlan::kNone)
-        stage_out(wp.y, y, b.y, elem, stream);
+      if (dir == ConvDirection::Forward && wp.y_at != WorkspacePlan::kNone) {
+        if (copy_back_epilogue)
+          stage_out_epilogue(wp.y.nchw, wp.y.rows, wp.y.hw, wp.y.c, wp.y.cp,
+                             static_cast<const float*>(y), static_cast<float*>(b.y),
+                             epilogue_args(*ep), stream);
+        else
+          stage_out(wp.y, y, b.y, elem, stream);
+      }
       if (dir == ConvDirection::BackwardData && wp.x_at != WorkspacePlan::kNone)
         stage_out(wp.x, x, b.x, elem, stream);
       if (dir == ConvDirection::BackwardWeights && wp.w_at != WorkspacePlan::kNone)
