@@ -277,7 +277,8 @@ TEST(FusionApiGpu, ConvChainsCompileToTheEpilogue) {
     const int n = 2, c = 16, h = 10, w = 9, k = 32;
     auto x = tensor_in(s.type, {n, c, h, w}, s.nhwc), wt = tensor_in(s.type, {k, c, 3, 3}, s.nhwc);
     auto y = tensor_in(s.type, {n, k, h, w}, s.nhwc);
-    auto pk = tensor_in(miopenFloat, {1, k, 1, 1}, false);
+    // BN parameters are fp32 for every data type; a bias is of the output's type (as MIOpen's).
+    auto pk = tensor_in(s.bn ? miopenFloat : s.type, {1, k, 1, 1}, false);
     miopenConvolutionDescriptor_t conv = nullptr;
     ASSERT_EQ(miopenCreateConvolutionDescriptor(&conv), miopenStatusSuccess);
     ASSERT_EQ(miopenInitConvolutionDescriptor(conv, miopenConvolution, 1, 1, 1, 1, 1, 1),
@@ -287,6 +288,7 @@ TEST(FusionApiGpu, ConvChainsCompileToTheEpilogue) {
     const auto hx = host_data(s.type, nx, rng, -1, 1), hw = host_data(s.type, nw, rng, -0.2, 0.2);
     const auto kb = test::random_floats(rng, k), ks = test::random_floats(rng, k, 0.5f, 1.5f);
     const auto km = test::random_floats(rng, k), kv = test::random_floats(rng, k, 0.5f, 2.0f);
+    const auto bias = host_data(s.type, k, rng, -0.5, 0.5);
     const size_t y_bytes = ny * (s.type == miopenFloat ? 4 : 2);
 
     const auto run = [&](miopenHandle_t hd, bool dev, std::string* solver) {
@@ -327,7 +329,8 @@ TEST(FusionApiGpu, ConvChainsCompileToTheEpilogue) {
                                                     putf(km), putf(kv), 1e-5),
                   miopenStatusSuccess);
       else
-        EXPECT_EQ(miopenSetOpArgsBiasForward(args, bo, nullptr, nullptr, putf(kb)),
+        EXPECT_EQ(miopenSetOpArgsBiasForward(args, bo, nullptr, nullptr,
+                                             put(bias.bytes.data(), bias.bytes.size())),
                   miopenStatusSuccess);
       EXPECT_EQ(miopenSetOpArgsActivForward(args, ao, nullptr, nullptr, 0, 0, 0),
                 miopenStatusSuccess);
