@@ -10,6 +10,7 @@
 #include <iostream>
 #include <utility>
 
+#include "conv_driver_text.hpp"
 #include "conv_reference.hpp"
 #if ANYDNN_DRIVER_CUDA
 #include "conv_reference_gpu.hpp"
@@ -24,22 +25,6 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-
-// Per-direction wording of MIOpenDriver's output lines.
-struct DirText {
-  const char* time_label;    // "GPU Kernel Time <x> Elapsed", "MIOpen <x> Algorithm"
-  const char* solutions;     // "<x> solutions available"
-  const char* stats_prefix;  // "stats: <x>3x3u1, ..."
-  const char* verify_label;  // "<x> Verifies OK on CPU reference"
-  const char* run_failed;    // "<x>() FAILED, rc = 0x.."
-};
-constexpr DirText kText[3] = {
-    {"Forward Conv.", "Forward Conv", "fwd-conv", "Forward Convolution", "RunForwardGPU"},
-    {"Backward Data Conv.", "Backward Data Conv", "bwdd-conv", "Backward Convolution Data",
-     "RunBackwardGPU"},
-    {"Backward Weights Conv.", "Backward Weights Conv", "bwdw-conv", "Backward Convolution Weights",
-     "RunBackwardGPU"},
-};
 
 }  // namespace
 
@@ -73,6 +58,8 @@ std::optional<std::string> ConvDriver::check_flags() {
   transpose_ = spec_.transpose;
   iterations_ = flags_.get_int("iter");
   if (iterations_ < 1) return "Fatal: Number of iterations must be > 0";
+  find2_ = flags_.get_int("find2");
+  if (find2_ < 0 || find2_ > 2) return "--find2 must be 0, 1 or 2";
   if (!flags_.get_str("verification_cache").empty()) return "--verification_cache is not supported";
   time_ = flags_.get_int("time") != 0;
   if (flags_.get_int("wall") >= 1) {
@@ -570,6 +557,7 @@ miopenStatus_t ConvDriver::run_immediate(Dir d) {
 }
 
 miopenStatus_t ConvDriver::run_direction(Dir d) {
+  if (find2_ != 0) return run_find2(d);  // conv_find2.cpp
   return immediate_solution_ ? run_immediate(d) : run_find(d);
 }
 

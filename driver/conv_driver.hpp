@@ -45,6 +45,9 @@ class ConvDriver {
   miopenStatus_t run_direction(Dir d);
   miopenStatus_t run_find(Dir d);
   miopenStatus_t run_immediate(Dir d);
+  // --find2 1 / 2: miopenFindSolutions, then runs the fastest solution (or solver -S), with 2
+  // through a copy saved by miopenSaveSolution and loaded by miopenLoadSolution (conv_find2.cpp).
+  miopenStatus_t run_find2(Dir d);
   miopenStatus_t call_workspace_size(Dir d, size_t* bytes);
   miopenStatus_t call_run(Dir d, int algo, void* ws, size_t ws_size);
   miopenStatus_t call_immediate(Dir d, uint64_t id, void* ws, size_t ws_size);
@@ -74,6 +77,7 @@ class ConvDriver {
   DeviceBuffer workspace_;
   std::array<int, 3> chosen_algo_{-1, -1, -1};
   std::optional<uint64_t> immediate_solution_;
+  int find2_ = 0;  // --find2
   bool time_ = false, wall_ = false, transpose_ = false;
   int iterations_ = 10;
   std::mt19937 rng_;

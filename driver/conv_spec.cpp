@@ -73,6 +73,10 @@ void add_conv_flags(InputFlags& f) {
         "<0 Find API; 0 immediate mode, fastest solution; >0 immediate mode, that solution id; "
         "or a solver name",
         T::String);
+  f.add("find2", 'A', "0",
+        "0 Find() or immediate mode (-S); 1 Find 2.0 API: miopenFindSolutions, then "
+        "miopenRunSolution on the fastest solution, or on solver -S when Find returned it; 2 as 1, "
+        "through miopenSaveSolution / miopenLoadSolution");
   f.add("gpualloc", 'G', "0", "Device-side init (ignored: inputs are drawn on the host)");
   f.add("in_cast_type", 'U', "-1", "Input cast type (not supported)", T::String);
   f.add("out_cast_type", 'T', "-1", "Output cast type (not supported)", T::String);

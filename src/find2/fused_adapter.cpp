@@ -222,16 +222,23 @@ class FusedAdapter final : public OperatorAdapter {
  public:
   bool takes(miopenProblemDirection_t, miopenTensorArgumentId_t) const override { return false; }
 
+  // The fused chain's canonical key: the fusion problem's (MIOpen's LogCmdFusion line,
+  // problem/fusion_problem.hpp), the one the fusion-plan API logs and the find-db keys.
   std::string key(Handle& handle, const Problem& problem) const override {
     auto plan = make_plan(problem);
     plan->compile(handle);
-    std::ostringstream ss;
-    ss << "fusion " << plan->chain_name() << " on";
-    for (size_t l : plan->input().lens())
-      ss << ' ' << l;
-    ss << " type " << static_cast<int>(plan->input().type()) << " layout "
-       << plan->input().layout();
-    return ss.str();
+    return plan->key();
+  }
+
+  // MIOpen logs no driver line for a fused Find 2.0 problem (its Solution::LogDriverCommand is
+  // a to-do there); ours is the line miopenExecuteFusionPlan logs for the same chain, so the
+  // run replays on MIOpenDriver CBAInfer where the chain is one of its modes.
+  void log_command(Handle& handle, const Problem& problem) const override {
+    const Config& cfg = handle.config();
+    if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdFusion", key(handle, problem));
+  }
+  void log_run_command(Handle& handle, const Problem& problem, uint64_t) const override {
+    log_command(handle, problem);
   }
 
   std::vector<FoundSolver> find(Handle& handle, const Problem& problem, const RunBuffers& bufs,
