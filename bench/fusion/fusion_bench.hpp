@@ -22,7 +22,7 @@ struct FusionRow {
 
 struct FusionOptions {
   int reps = 11;
-  bool onednn_blocked = true;  // oneDNN in its own layouts, reorders not timed (conv only)
+  bool onednn_blocked = true;  // oneDNN in its own layouts (conv, spatial BN), reorders untimed
   std::string filter;
 };
 

@@ -207,25 +207,40 @@ void anydnn_ms(const Shape& s, BnDir dir, Data& d, int reps, double& fused, doub
   miopenDestroy(h);
 }
 
-double onednn_ms(const Shape& s, BnDir dir, Data& d, size_t groups, dnnl::engine& eng, int reps) {
+// oneDNN's fused BN + ReLU (fuse_norm_relu). Spatial BN runs in oneDNN's blocked layout
+// (nChw16c) when `blocked`, its fastest (its plain-NCHW training and backward kernels are an
+// order of magnitude slower); the inputs are reordered into it once, untimed.
+double onednn_ms(const Shape& s, BnDir dir, Data& d, size_t groups, dnnl::engine& eng, int reps,
+                 bool blocked) {
   using dnnl::memory;
   using tag = memory::format_tag;
   using flags = dnnl::normalization_flags;
   const auto& l = s.spec.lens;
   memory::dims dims = {l[0], l[1], l[2], l[3]};
   if (s.spec.mode == miopenBNPerActivation) dims = {l[0], static_cast<long>(groups), 1, 1};
-  const memory::desc md(dims, memory::data_type::f32, tag::nchw);
+  blocked = blocked && s.spec.mode == miopenBNSpatial;
+  const memory::desc user_md(dims, memory::data_type::f32, tag::nchw);
+  const memory::desc md(dims, memory::data_type::f32, blocked ? tag::nChw16c : tag::nchw);
   const memory::desc vd({static_cast<long>(groups)}, memory::data_type::f32, tag::a);
   dnnl::stream st(eng);
+  // A tensor in md: the user's buffer itself (plain), or a copy reordered from it (blocked).
+  const auto tensor = [&](float* p) {
+    memory user(user_md, eng, p);
+    if (!blocked) return user;
+    memory m(md, eng);
+    dnnl::reorder(user, m).execute(st, user, m);
+    st.wait();
+    return m;
+  };
   const float eps = 1e-5f;
   const auto f = flags::use_scale | flags::use_shift | flags::fuse_norm_relu;
   const bool inference = dir == BnDir::Inference;
   dnnl::batch_normalization_forward::primitive_desc fpd(
       eng, inference ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training, md,
       md, eps, inference ? f | flags::use_global_stats : f);
-  memory src(md, eng, d.x.data()), dst(md, eng, d.g.data()), sc(vd, eng, d.scale.data()),
-      sh(vd, eng, d.bias.data()), mean(vd, eng, inference ? d.mean.data() : d.sm.data()),
-      var(vd, eng, inference ? d.var.data() : d.sv.data());
+  memory src = tensor(d.x.data()), dst = tensor(d.g.data()), sc(vd, eng, d.scale.data()),
+         sh(vd, eng, d.bias.data()), mean(vd, eng, inference ? d.mean.data() : d.sm.data()),
+         var(vd, eng, inference ? d.var.data() : d.sv.data());
   std::unordered_map<int, memory> fargs = {{DNNL_ARG_SRC, src},   {DNNL_ARG_DST, dst},
                                            {DNNL_ARG_SCALE, sc},  {DNNL_ARG_SHIFT, sh},
                                            {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}};
@@ -240,8 +255,8 @@ double onednn_ms(const Shape& s, BnDir dir, Data& d, size_t groups, dnnl::engine
   forward();  // the statistics and the ReLU mask (workspace) backward reads
   dnnl::batch_normalization_backward::primitive_desc bpd(eng, dnnl::prop_kind::backward, md, md, md,
                                                          eps, f, fpd);
-  memory ddst(md, eng, d.dy.data()), dsrc(md, eng, d.dx.data()), dsc(vd, eng, d.ds.data()),
-      dsh(vd, eng, d.db.data());
+  memory ddst = tensor(d.dy.data()), dsrc = tensor(d.dx.data()), dsc(vd, eng, d.ds.data()),
+         dsh(vd, eng, d.db.data());
   std::unordered_map<int, memory> bargs = {{DNNL_ARG_SRC, src},        {DNNL_ARG_MEAN, mean},
                                            {DNNL_ARG_VARIANCE, var},   {DNNL_ARG_DIFF_DST, ddst},
                                            {DNNL_ARG_SCALE, sc},       {DNNL_ARG_DIFF_SRC, dsrc},
@@ -276,7 +291,7 @@ std::vector<FusionRow> run_bn_chains(const std::string& shape_file, dnnl::engine
       r.chain = chain_name(dir);
       r.count = s.count;
       anydnn_ms(s, dir, d, o.reps, r.fused, r.unfused);
-      r.peer = onednn_ms(s, dir, d, groups, eng, o.reps);
+      r.peer = onednn_ms(s, dir, d, groups, eng, o.reps, o.onednn_blocked);
       rows.push_back(r);
       std::printf("%-34s %-15s %9.3f %9.3f %9.3f %7.2f %7.2f\n", r.name.c_str(), r.chain.c_str(),
                   r.fused, r.unfused, r.peer, r.fused / r.unfused, r.fused / r.peer);

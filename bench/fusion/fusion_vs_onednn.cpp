@@ -62,9 +62,11 @@ int main(int argc, char** argv) {
   use_bundled_opencl_runtime(ANYDNN_ONEDNN_ROOT);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   const auto v = dnnl::version();
-  std::printf("# fusion, fp32 NCHW, dnnl %d.%d.%d (%s layouts for conv), %d threads, reps %d\n",
-              v->major, v->minor, v->patch, o.onednn_blocked ? "blocked" : "nchw",
-              omp_get_max_threads(), o.reps);
+  std::printf(
+      "# fusion, fp32 NCHW, dnnl %d.%d.%d (%s layouts for conv and spatial BN), %d threads, reps "
+      "%d\n",
+      v->major, v->minor, v->patch, o.onednn_blocked ? "blocked" : "nchw", omp_get_max_threads(),
+      o.reps);
   std::printf("%-34s %-15s %9s %9s %9s %7s %7s\n", "layer / shape", "chain", "fused ms", "unfused",
               "oneDNN", "f/unf", "f/dnn");
   std::vector<FusionRow> rows;
