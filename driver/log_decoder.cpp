@@ -84,18 +84,19 @@ std::string family_of(const std::string& base) {
   if (base.rfind("reduce", 0) == 0) return "reduce";
   if (base.rfind("pool", 0) == 0) return "pool";
   if (base == "ctc") return "ctc";
+  if (base.rfind("CBAInfer", 0) == 0) return "CBAInfer";
   return "rnn";
 }
 
 bool known_base(const std::string& b) {
-  static const char* bases[] = {"conv",         "convfp16",     "convbfp16",     "convint8",
-                                "bnorm",        "bnormfp16",    "bnormfp16fp32", "bnormbfp16fp32",
-                                "bnormbfp16",   "rnn",          "rnnfp16",       "rnn_seq",
-                                "rnn_seqfp16",  "activ",        "activfp16",     "activbfp16",
-                                "tensorop",     "tensoropfp16", "softmax",       "softmaxfp16",
-                                "softmaxbfp16", "lrn",          "lrnfp16",       "reduce",
-                                "reducefp",     "reducefp16",   "reducefp64",    "reducebfp16",
-                                "pool",         "poolfp16",     "poolbfp16",     "ctc"};
+  static const char* bases[] = {
+      "conv",         "convfp16",      "convbfp16",      "convint8",    "bnorm",
+      "bnormfp16",    "bnormfp16fp32", "bnormbfp16fp32", "bnormbfp16",  "rnn",
+      "rnnfp16",      "rnn_seq",       "rnn_seqfp16",    "activ",       "activfp16",
+      "activbfp16",   "tensorop",      "tensoropfp16",   "softmax",     "softmaxfp16",
+      "softmaxbfp16", "lrn",           "lrnfp16",        "reduce",      "reducefp",
+      "reducefp16",   "reducefp64",    "reducebfp16",    "pool",        "poolfp16",
+      "poolbfp16",    "ctc",           "CBAInfer",       "CBAInferfp16"};
   return std::find(std::begin(bases), std::end(bases), b) != std::end(bases);
 }
 
@@ -397,6 +398,17 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
       if (auto err = parse_ctc_line(join(args), spec)) return fail(*err);
       return to_ctc_driver_args(spec);
     }
+    if (family_of(base) == "CBAInfer") {
+      // LogCmdFusion: the flags MIOpenDriver CBAInfer reads, each with a value. The lines of
+      // chains it cannot run (--conv_mode trans, --residual 1, layouts) are skipped with the flag.
+      static const char* known[] = {"-F", "-n", "-c", "-H", "-W", "-k", "-g", "-y",
+                                    "-x", "-u", "-v", "-p", "-q", "-r", "-l", "-j",
+                                    "-z", "-m", "-M", "-A", "-B", "-G"};
+      for (size_t i = 1; i < args.size(); i += 2)
+        if (std::find(std::begin(known), std::end(known), args[i]) == std::end(known) ||
+            i + 1 >= args.size())
+          return fail("MIOpenDriver CBAInfer does not read '" + args[i] + "'");
+    }
     if (family_of(base) == "tensorop") {
       // Only MIOpen's tensorop flags, each with a value (LogCmdTensorOp prints nothing else).
       static const char* known[] = {"-A", "-B", "-G", "-n", "-c", "-H", "-W", "-o", "-v", "-F"};
@@ -408,7 +420,7 @@ std::string decode_command_line(std::string_view line, bool miopen_bn_swap, std:
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  return join(args);  // rnn, rnn_seq, tensorop: the driver parses them when replayed
+  return join(args);  // rnn, rnn_seq, tensorop, CBAInfer: the driver parses them when replayed
 }
 
 void LogDecoder::warn(size_t line, const std::string& what) {

@@ -140,6 +140,27 @@ TEST(LogDecoder, CommandLinesOfEveryFamilyWithMIOpensQuirks) {
             "bnorm -n 1 -c 2 -H 3 -W 4 -m 1 --forw 1 -b 0 -s 1 --layout NCHW");
 }
 
+// LogCmdFusion lines replay on MIOpenDriver CBAInfer; the chains it cannot run are skipped with
+// a warning, and the BN training chains' bnorm_activ lines (no driver) are not commands.
+TEST(LogDecoder, FusionLinesBecomeCBAInferCommands) {
+  const auto r = decode(
+      "MIOpen(CPU): Command [LogCmdFusion] ./bin/MIOpenDriver CBAInfer -F 4 -n 4 -c 64 -H 56 "
+      "-W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -m 3\n"
+      "MIOpen(CPU): Command [LogCmdFusion] ./bin/MIOpenDriver CBAInferfp16 -F 2 -n 2 -c 5 -H 9 "
+      "-W 7 -M 1 -m 3\n"
+      "MIOpen(CPU): Command [LogCmdFusion] ./bin/MIOpenDriver CBAInfer -F 4 -n 1 -c 2 -H 5 -W 5 "
+      "-k 2 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -m 3 --residual 1\n"
+      "MIOpen(CPU): Command [LogCmdFusion] ./bin/MIOpenDriver bnorm_activ -n 32 -c 64 -H 56 "
+      "-W 56 -m 1 --forw 1 -b 0 -s 1 -r 1 --layout NCHW --activ 3\n");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command,
+            "CBAInfer -F 4 -n 4 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 "
+            "-g 1 -m 3");
+  EXPECT_EQ(r.commands[1].command, "CBAInferfp16 -F 2 -n 2 -c 5 -H 9 -W 7 -M 1 -m 3");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("does not read '--residual'"), std::string::npos) << r.warnings[0];
+}
+
 TEST(LogDecoder, BatchNormBlocksUseTheDriversMeaningOfSaveAndRun) {
   const auto r = decode(
       "MIOpen(CPU): miopenStatus_t miopenBatchNormalizationForwardTraining(...){\n"
