@@ -523,6 +523,17 @@ void LogDecoder::close_block(const Block& b) {
       fn == "miopenConvolutionBackwardDataImmediate" || fn == "miopenConvolutionBackwardWeights" ||
       fn == "miopenFindConvolutionBackwardWeightsAlgorithm" ||
       fn == "miopenConvolutionBackwardWeightsImmediate";
+  // Find 2.0: the problem of a miopenFindSolutions block (runs print only their solution).
+  if (fn == "miopenFindSolutions") {
+    const std::string* pv = arg(a, {"problem"});
+    const std::string cmd = pv ? find2_conv_command(*pv, err) : std::string();
+    if (cmd.empty())
+      warn(b.line,
+           fn + ": " + (pv ? err : std::string("block lacks problem")) + " (no driver command)");
+    else
+      add(cmd, true, b.line);
+    return;
+  }
   if (conv_call) {
     const std::string* xv = arg(a, {"xDesc", "dxDesc"});
     const std::string* wv = arg(a, {"wDesc", "dwDesc"});

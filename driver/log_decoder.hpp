@@ -36,6 +36,10 @@ struct DecodeResult {
 
 enum class LogSource { Auto, MIOpen, Anydnn };
 
+// A Find 2.0 convolution problem as the API trace prints it (miopenFindSolutions' problem) ->
+// "conv ... -F <1|2|4>", or empty with the reason in err (log_decoder_find2.cpp).
+std::string find2_conv_command(const std::string& problem, std::string& err);
+
 class LogDecoder {
  public:
   explicit LogDecoder(LogSource source = LogSource::Auto) : source_(source) {}

@@ -161,6 +161,43 @@ TEST(LogDecoder, FusionLinesBecomeCBAInferCommands) {
   EXPECT_NE(r.warnings[0].find("does not read '--residual'"), std::string::npos) << r.warnings[0];
 }
 
+// Find 2.0's API trace: a miopenFindSolutions block's problem becomes the conv command of its
+// direction (type, layouts, transpose and output pads from the trace); a problem that is not
+// one convolution has no command and says why.
+TEST(LogDecoder, Find2ConvolutionProblemsBecomeConvCommands) {
+  const auto block = [](const std::string& problem) {
+    return "MIOpen(CPU): miopenStatus_t miopenFindSolutions(miopenHandle_t, miopenProblem_t, "
+           "miopenFindOptions_t, miopenSolution**, size_t*, size_t){\n"
+           "MIOpen(CPU): \thandle = stream: 0, device_id: cpu-avx512-2t\n"
+           "MIOpen(CPU): \tproblem = " +
+           problem +
+           "\n"
+           "MIOpen(CPU): \tmaxSolutions = 64\n"
+           "MIOpen(CPU): }\n";
+  };
+  const auto r = decode(
+      block("convolution(pads {1, 1}, strides {2, 1}, dilations {1, 1}, groups 2) backward "
+            "weights {miopenTensorConvolutionX: {2, 6, 9, 11}, {594, 99, 11, 1}, type 1, "
+            "miopenTensorConvolutionW: {4, 3, 3, 3}, {27, 9, 3, 1}, type 1, "
+            "miopenTensorConvolutionY: {2, 4, 5, 11}, {220, 55, 11, 1}, type 1}") +
+      block("convolution(transpose, pads {1, 1}, strides {2, 2}, dilations {1, 1}, groups 1, "
+            "output pads {1, 0}) forward {miopenTensorConvolutionX: {2, 8, 5, 6}, {240, 1, 48, "
+            "8}, type 0, miopenTensorConvolutionW: {8, 4, 3, 3}, {36, 1, 12, 4}, type 0, "
+            "miopenTensorConvolutionY: {2, 4, 10, 11}, {440, 1, 44, 4}, type 0}") +
+      block("activation(mode 3, 0, 0, 0) forward {miopenTensorActivationX: {2, 3}, {3, 1}, "
+            "type 1, miopenTensorActivationY: {2, 3}, {3, 1}, type 1}"));
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0].command,
+            "conv -n 2 -c 6 -H 9 -W 11 -k 4 -y 3 -x 3 -p 1 -q 1 -u 2 -v 1 -l 1 -j 1 --in_layout "
+            "NCHW --fil_layout NCHW --out_layout NCHW -m conv -g 2 -F 4");
+  EXPECT_EQ(r.commands[1].command,
+            "convfp16 -n 2 -c 8 -H 5 -W 6 -k 4 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -Y 1 -X 0 "
+            "--in_layout NHWC --fil_layout NHWC --out_layout NHWC -m trans -g 1 -F 1");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("not a single convolution problem"), std::string::npos)
+      << r.warnings[0];
+}
+
 TEST(LogDecoder, BatchNormBlocksUseTheDriversMeaningOfSaveAndRun) {
   const auto r = decode(
       "MIOpen(CPU): miopenStatus_t miopenBatchNormalizationForwardTraining(...){\n"
