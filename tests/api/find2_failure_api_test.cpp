@@ -49,8 +49,10 @@ TEST(Find2Failures, CreatingProblems) {
                  [&] { return miopenGetMhaDescriptor(mha, nullptr); });
   ASSERT_EQ(miopenCreateMhaProblem(&p, mha, kFwd), miopenStatusSuccess);
   EXPECT_EQ(miopenDestroyProblem(p), miopenStatusSuccess);
+  // Another kind of object (a destroyed one cannot be read without undefined behaviour).
   expect_failure(miopenStatusBadParm, "miopenDestroyProblem", "does not point to a live object",
-                 [&] { return miopenDestroyProblem(p); });
+                 [&] { return miopenDestroyProblem(reinterpret_cast<miopenProblem_t>(mha)); });
+  leaked_by_design(mha);
 }
 
 TEST(Find2Failures, SettingTensorDescriptors) {
@@ -117,6 +119,7 @@ TEST(Find2Failures, FindingSolutions) {
   // mha_find2_api_test.cpp); a bias problem has no backward solution.
   miopenMhaDescriptor_t mha = nullptr;
   ASSERT_EQ(miopenCreateMhaDescriptor(&mha), miopenStatusSuccess);
+  leaked_by_design(mha);
   ASSERT_EQ(miopenCreateMhaProblem(&raw, mha, kFwd), miopenStatusSuccess);
   Find2Problem mp(raw);
   expect_failure(miopenStatusInvalidValue, "miopenFindSolutions",
@@ -148,6 +151,7 @@ TEST(Find2Failures, FusingIncompatibleProblems) {
   Handle h;
   miopenSoftmaxDescriptor_t sd;
   ASSERT_EQ(miopenCreateSoftmaxDescriptor(&sd), miopenStatusSuccess);
+  leaked_by_design(sd);
   miopenProblem_t softmax = nullptr;
   ASSERT_EQ(miopenCreateSoftmaxProblem(&softmax, sd, kFwd), miopenStatusSuccess);
   Find2Problem sp(softmax);

@@ -48,6 +48,7 @@ TEST(Find2Layers, SoftmaxForwardAndBackwardMatchTheV2Calls) {
   Handle h;
   miopenSoftmaxDescriptor_t sd;
   ASSERT_EQ(miopenCreateSoftmaxDescriptor(&sd), miopenStatusSuccess);
+  leaked_by_design(sd);
   for (const auto algo : {MIOPEN_SOFTMAX_ACCURATE, MIOPEN_SOFTMAX_LOG}) {
     for (const auto mode : {MIOPEN_SOFTMAX_MODE_INSTANCE, MIOPEN_SOFTMAX_MODE_CHANNEL}) {
       SCOPED_TRACE(std::to_string(algo) + "/" + std::to_string(mode));

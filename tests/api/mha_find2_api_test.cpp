@@ -203,6 +203,7 @@ struct MhaDesc {
   miopenMhaDescriptor_t d = nullptr;
   explicit MhaDesc(float scale) {
     EXPECT_EQ(miopenCreateMhaDescriptor(&d), miopenStatusSuccess);
+    leaked_by_design(d);
     EXPECT_EQ(miopenSetMhaDescriptor(d, scale), miopenStatusSuccess);
   }
   operator miopenMhaDescriptor_t() const { return d; }
