@@ -223,7 +223,7 @@ class FusedAdapter final : public OperatorAdapter {
   bool takes(miopenProblemDirection_t, miopenTensorArgumentId_t) const override { return false; }
 
   // The fused chain's canonical key: the fusion problem's (MIOpen's LogCmdFusion line,
-  // problem/fusion_problem.hpp), the one the fusion-plan API logs and the find-db keys.
+  // problem/fusion_problem.hpp), the one the fusion-plan API logs for the same chain.
   std::string key(Handle& handle, const Problem& problem) const override {
     auto plan = make_plan(problem);
     plan->compile(handle);
@@ -237,6 +237,7 @@ class FusedAdapter final : public OperatorAdapter {
     const Config& cfg = handle.config();
     if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdFusion", key(handle, problem));
   }
+  // (Compiles a plan to get the key: only when command logging is on.)
   void log_run_command(Handle& handle, const Problem& problem, uint64_t) const override {
     log_command(handle, problem);
   }
