@@ -48,9 +48,10 @@ bool fold_epilogue_host(const EpilogueFold& f, float* scale, float* shift) {
     const double bias = f.bias ? param(*f.bias_desc, f.bias, k) : 0.0;
     if (f.bn_desc != nullptr) {
       const TensorDescriptor& d = *f.bn_desc;
-      const double a = param(d, f.bn_scale, k) / std::sqrt(param(d, f.bn_var, k) + f.epsilon) *
-                       static_cast<double>(f.alpha);
-      scale[k] = static_cast<float>(a);
+      // bn(alpha * conv + bias) = a * alpha * conv + a * (bias - mean) + beta: alpha scales
+      // only the convolution.
+      const double a = param(d, f.bn_scale, k) / std::sqrt(param(d, f.bn_var, k) + f.epsilon);
+      scale[k] = static_cast<float>(a * static_cast<double>(f.alpha));
       shift[k] = static_cast<float>((bias - param(d, f.bn_mean, k)) * a + param(d, f.bn_shift, k));
     } else {
       if (f.alpha != 1.0f) scale[k] = f.alpha;

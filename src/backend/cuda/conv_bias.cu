@@ -161,9 +161,8 @@ __global__ void fold_epilogue_kernel(long long channels, float alpha, FoldParam 
        k += static_cast<long long>(gridDim.x) * blockDim.x) {
     const double b = bias.p ? fold_load(bias, k) : 0.0;
     if (bn) {
-      const double a =
-          fold_load(g, k) / sqrt(fold_load(var, k) + epsilon) * static_cast<double>(alpha);
-      scale[k] = static_cast<float>(a);
+      const double a = fold_load(g, k) / sqrt(fold_load(var, k) + epsilon);
+      scale[k] = static_cast<float>(a * static_cast<double>(alpha));
       shift[k] = static_cast<float>((b - fold_load(mean, k)) * a + fold_load(beta, k));
     } else {
       if (alpha != 1.0f) scale[k] = alpha;
