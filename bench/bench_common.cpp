@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <sstream>
 
 namespace anydnn::bench {
 
@@ -60,6 +61,32 @@ std::vector<Layer> load_layers(const std::string& file, int batch) {
     if (batch > 0) s.in_lens[0] = batch;
     out.push_back({s, count});
     count = 1;
+  }
+  return out;
+}
+
+std::vector<BnShape> load_bnorm_shapes(const std::string& file) {
+  std::ifstream in(file);
+  std::vector<BnShape> out;
+  int pending = 1;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("#", 0) == 0) {
+      // "# bn_conv1  x1  (...)": the multiplicity of the next shape.
+      std::istringstream ss(line.substr(1));
+      pending = 1;
+      for (std::string w; ss >> w;)
+        if (w.size() > 1 && w[0] == 'x' && std::isdigit(static_cast<unsigned char>(w[1])))
+          pending = std::atoi(w.c_str() + 1);
+      continue;
+    }
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    BnShape s;
+    if (driver::parse_bn_line(line, s.spec)) continue;
+    s.count = pending;
+    const auto& l = s.spec.lens;
+    s.name = "n" + std::to_string(l[0]) + " c" + std::to_string(l[1]) + " " + std::to_string(l[2]) +
+             "x" + std::to_string(l[3]) + (s.spec.mode == miopenBNSpatial ? " sp" : " pa");
+    out.push_back(s);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bn_spec.hpp"
 #include "conv_spec.hpp"
 
 namespace anydnn::bench {
@@ -53,5 +54,14 @@ struct Layer {
 };
 // Problem lines of a MIOpenDriver-syntax file, with -n replaced by `batch` when > 0.
 std::vector<Layer> load_layers(const std::string& file, int batch);
+
+// A shape of bench/shapes/bnorm.txt: its problem, its multiplicity in the network (the "xN" of
+// the comment line above it, else 1) and its name ("n32 c64 56x56 sp"; pa: per activation).
+struct BnShape {
+  driver::BnSpec spec;
+  int count = 1;
+  std::string name;
+};
+std::vector<BnShape> load_bnorm_shapes(const std::string& file);
 
 }  // namespace anydnn::bench

@@ -31,37 +31,7 @@ using namespace anydnn::bench;
 
 namespace {
 
-struct Shape {
-  driver::BnSpec spec;
-  int count = 1;
-  std::string name;
-};
-
-std::vector<Shape> load_shapes(const std::string& file) {
-  std::ifstream in(file);
-  std::vector<Shape> out;
-  int pending = 1;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#", 0) == 0) {
-      // "# bn_conv1  x1  (...)": the multiplicity of the next shape.
-      std::istringstream ss(line.substr(1));
-      pending = 1;
-      for (std::string w; ss >> w;)
-        if (w.size() > 1 && w[0] == 'x' && std::isdigit(static_cast<unsigned char>(w[1])))
-          pending = std::atoi(w.c_str() + 1);
-      continue;
-    }
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    Shape s;
-    if (driver::parse_bn_line(line, s.spec)) continue;
-    s.count = pending;
-    const auto& l = s.spec.lens;
-    s.name = "n" + std::to_string(l[0]) + " c" + std::to_string(l[1]) + " " + std::to_string(l[2]) +
-             "x" + std::to_string(l[3]) + (s.spec.mode == miopenBNSpatial ? " sp" : " pa");
-    out.push_back(s);
-  }
-  return out;
-}
+using Shape = BnShape;  // bench_common.hpp
 
 std::vector<float> random_vec(size_t n, float lo, float hi, unsigned seed) {
   std::mt19937 rng(seed);
@@ -208,7 +178,7 @@ int main(int argc, char** argv) {
                  "shape,count,dir,anydnn_ms,onednn_ms,ratio,anydnn_gbps,onednn_gbps,copy_gbps\n");
   for (const bool fwd : {true, false}) {
     double tot_ours = 0, tot_peer = 0;
-    for (const Shape& s : load_shapes(shapes)) {
+    for (const Shape& s : load_bnorm_shapes(shapes)) {
       const Result r = run_shape(s, layout, eng, reps, fwd);
       const auto& l = s.spec.lens;
       const double bytes = 4.0 * l[0] * l[1] * l[2] * l[3] * (fwd ? 2 : 3);

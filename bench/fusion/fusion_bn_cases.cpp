@@ -42,37 +42,7 @@ std::vector<float> random_vec(size_t n, float lo, float hi, unsigned seed) {
   return v;
 }
 
-struct Shape {
-  driver::BnSpec spec;
-  int count = 1;
-  std::string name;
-};
-
-// bench/shapes/bnorm.txt: a "# ... xN ..." comment gives the next shape's multiplicity.
-std::vector<Shape> load_shapes(const std::string& file) {
-  std::ifstream in(file);
-  std::vector<Shape> out;
-  int pending = 1;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#", 0) == 0) {
-      std::istringstream ss(line.substr(1));
-      pending = 1;
-      for (std::string w; ss >> w;)
-        if (w.size() > 1 && w[0] == 'x' && std::isdigit(static_cast<unsigned char>(w[1])))
-          pending = std::atoi(w.c_str() + 1);
-      continue;
-    }
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    Shape s;
-    if (driver::parse_bn_line(line, s.spec)) continue;
-    s.count = pending;
-    const auto& l = s.spec.lens;
-    s.name = "n" + std::to_string(l[0]) + " c" + std::to_string(l[1]) + " " + std::to_string(l[2]) +
-             "x" + std::to_string(l[3]) + (s.spec.mode == miopenBNSpatial ? " sp" : " pa");
-    out.push_back(s);
-  }
-  return out;
-}
+using Shape = BnShape;  // bench_common.hpp
 
 enum class BnDir { Inference, Training, Backward };
 const char* chain_name(BnDir d) {
@@ -277,7 +247,7 @@ double onednn_ms(const Shape& s, BnDir dir, Data& d, size_t groups, dnnl::engine
 std::vector<FusionRow> run_bn_chains(const std::string& shape_file, dnnl::engine& eng,
                                      const FusionOptions& o) {
   std::vector<FusionRow> rows;
-  for (const Shape& s : load_shapes(shape_file)) {
+  for (const Shape& s : load_bnorm_shapes(shape_file)) {
     if (!o.filter.empty() && s.name.find(o.filter) == std::string::npos) continue;
     const auto& l = s.spec.lens;
     const size_t count = static_cast<size_t>(l[0]) * l[1] * l[2] * l[3];

@@ -74,21 +74,7 @@ struct Descs {
   }
 };
 
-// Per-channel fp32 buffers of one library.
-struct Stats {
-  DeviceMem rm, rv, sm, sv, ds, db;
-  Stats(size_t c, cudaStream_t st) {
-    const size_t b = c * sizeof(float);
-    rm = DeviceMem(b, "running mean");
-    rv = DeviceMem(b, "running variance");
-    sm = DeviceMem(b, "saved mean");
-    sv = DeviceMem(b, "saved inv variance");
-    ds = DeviceMem(b, "dscale");
-    db = DeviceMem(b, "dbias");
-    fill_uniform(rm.get(), DType::F32, c, 0, 0.0f, 0.0f, st);
-    fill_uniform(rv.get(), DType::F32, c, 0, 1.0f, 1.0f, st);
-  }
-};
+using Stats = BnStats;  // gpu_common.hpp
 
 const char* mode_name(cudnnBatchNormMode_t m) {
   return m == CUDNN_BATCHNORM_SPATIAL_PERSISTENT ? "SPATIAL_PERSISTENT" : "SPATIAL";

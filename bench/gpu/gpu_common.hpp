@@ -71,6 +71,23 @@ class DeviceMem {
 // relative L2 difference of two device arrays (computed on the host in double).
 void fill_uniform(void* dst, DType t, size_t n, uint64_t seed, float lo, float hi,
                   cudaStream_t stream);
+
+// Per-channel fp32 buffers of one batch-normalization path (one library's, or fused /
+// unfused): running mean 0 and variance 1, saved statistics, and the scale / bias gradients.
+struct BnStats {
+  DeviceMem rm, rv, sm, sv, ds, db;
+  BnStats(size_t c, cudaStream_t st) {
+    const size_t b = c * sizeof(float);
+    rm = DeviceMem(b, "running mean");
+    rv = DeviceMem(b, "running variance");
+    sm = DeviceMem(b, "saved mean");
+    sv = DeviceMem(b, "saved inv variance");
+    ds = DeviceMem(b, "dscale");
+    db = DeviceMem(b, "dbias");
+    fill_uniform(rm.get(), DType::F32, c, 0, 0.0f, 0.0f, st);
+    fill_uniform(rv.get(), DType::F32, c, 0, 1.0f, 1.0f, st);
+  }
+};
 struct Diff {
   double rel_l2 = NAN;   // ||a - b|| / ||b||
   double max_abs = NAN;  // max |a - b|
