@@ -18,32 +18,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cudnn_fe_util.hpp"
+
 namespace anydnn::gpubench {
 
 namespace {
 
 namespace fe = cudnn_frontend;
 
-// error_t::get_message is not const: taken by value.
-void check_fe(fe::error_t e, const std::string& what) {
-  if (e.is_bad()) throw Failure("cuDNN frontend " + what + ": " + e.get_message());
-}
-
-fe::DataType_t fe_type(DType t) {
-  return t == DType::F32   ? fe::DataType_t::FLOAT
-         : t == DType::F16 ? fe::DataType_t::HALF
-                           : fe::DataType_t::BFLOAT16;
-}
-
-// Logical N C H W (or K C R S) lengths with packed NCHW or NHWC strides.
-std::vector<int64_t> dims_of(const std::array<int, 4>& d) {
-  return {d[0], d[1], d[2], d[3]};
-}
-std::vector<int64_t> strides_of(const std::array<int, 4>& d, bool nhwc) {
-  const int64_t c = d[1], h = d[2], w = d[3];
-  if (nhwc) return {h * w * c, 1, w * c, c};
-  return {c * h * w, h * w, w, 1};
-}
+using fe_util::check_fe;  // cudnn_fe_util.hpp
+using fe_util::dims_of;
+using fe_util::fe_type;
+using fe_util::strides_of;
 
 class FrontendPeer final : public CudnnConvPeer {
  public:
