@@ -325,6 +325,14 @@ void Problem::fuse(const Problem& other) {
                    operator_kind_name(part.kind())
                        << " problems cannot be fused (MIOpen fuses convolution, bias, activation "
                           "and batch norm)");
+  // No chain MIOpen fuses has more than four operators (conv, bias, BN, activation); a bound
+  // keeps a problem fused with itself over and over from doubling without end (found by
+  // fuzz_find2: 2^k operators, gigabytes), while leaving room for every real chain.
+  constexpr size_t kMaxFusedOperators = 8;
+  ANYDNN_CHECK(parts_.size() + other.parts_.size() <= kMaxFusedOperators, miopenStatusUnsupportedOp,
+               "a fused problem holds at most " << kMaxFusedOperators << " operators (this one "
+                                                << parts_.size() << " + " << other.parts_.size()
+                                                << "; MIOpen's fusion chains have at most four)");
   // Work on a copy: a descriptor that does not fit leaves problem1 as it was.
   std::vector<OperatorProblem> parts = parts_;
   parts.insert(parts.end(), other.parts_.begin(), other.parts_.end());

@@ -181,6 +181,15 @@ TEST(Find2Failures, FusingIncompatibleProblems) {
                  [&] { return miopenFindSolutions(h, p2, nullptr, sol, &n, 2); });
   miopenSoftmaxDescriptor_t unused = sd;  // MIOpen has no destroy call for it
   (void)unused;
+  // A problem fused with itself doubles each time: refused past 8 operators, unchanged.
+  Find2Problem self = c.problem(kFwd);
+  ASSERT_EQ(miopenFuseProblems(self, self), miopenStatusSuccess);  // 2
+  ASSERT_EQ(miopenFuseProblems(self, self), miopenStatusSuccess);  // 4
+  ASSERT_EQ(miopenFuseProblems(self, self), miopenStatusSuccess);  // 8
+  expect_failure(miopenStatusUnsupportedOp, "miopenFuseProblems", "at most 8 operators",
+                 [&] { return miopenFuseProblems(self, self); });
+  expect_failure(miopenStatusUnsupportedOp, "miopenFuseProblems", "8 + 1",
+                 [&] { return miopenFuseProblems(self, p); });
 }
 
 // A run with a missing, extra, repeated or null buffer, an overriding descriptor or too small a
