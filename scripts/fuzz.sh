@@ -49,8 +49,8 @@ status=0
 summarise() {
   local h=$1 rc=$2
   local execs cov
-  execs=$(grep -m1 'stat::number_of_executed_units' "$logs/$h.log" | awk '{print $2}')
-  cov=$(grep -E '^#[0-9]+' "$logs/$h.log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || true)
+  execs=$(grep -a -m1 'stat::number_of_executed_units' "$logs/$h.log" | awk '{print $2}')
+  cov=$(grep -a -E '^#[0-9]+' "$logs/$h.log" | tail -1 | grep -aoE 'cov: [0-9]+ ft: [0-9]+' || true)
   if [ "$rc" -eq 0 ]; then
     printf '%-18s ok     %ss  execs %-9s %s\n' "$h" "$secs" "${execs:-?}" "$cov"
   else
