@@ -55,7 +55,7 @@ TEST(Find2Layers, SoftmaxForwardAndBackwardMatchTheV2Calls) {
       ASSERT_EQ(miopenSetSoftmaxDescriptor(sd, 1.0f, 0.0f, algo, mode), miopenStatusSuccess);
       Data x({2, 5, 3, 4}, rng), y({2, 5, 3, 4}, rng), want({2, 5, 3, 4}, rng);
       Data dy({2, 5, 3, 4}, rng), dx({2, 5, 3, 4}, rng), want_dx({2, 5, 3, 4}, rng);
-      float one = 1.0f, zero = 0.0f;  // MIOpen's batch-norm calls take void*
+      float one = 1.0f, zero = 0.0f;  // the legacy calls take alpha / beta as void*
       ASSERT_EQ(
           miopenSoftmaxForward_V2(h, &one, x.t, x.data(), &zero, want.t, want.data(), algo, mode),
           miopenStatusSuccess);
@@ -109,7 +109,7 @@ TEST(Find2Layers, ActivationForwardAndBackwardMatchTheLegacyCalls) {
     Activ a(mode, 0.3, 0.5, 0.7);
     Data x({3, 4, 5, 6}, rng), y({3, 4, 5, 6}, rng), want({3, 4, 5, 6}, rng);
     Data dy({3, 4, 5, 6}, rng), dx({3, 4, 5, 6}, rng), want_dx({3, 4, 5, 6}, rng);
-    float one = 1.0f, zero = 0.0f;  // MIOpen's batch-norm calls take void*
+    float one = 1.0f, zero = 0.0f;  // the legacy calls take alpha / beta as void*
     ASSERT_EQ(miopenActivationForward(h, a, &one, x.t, x.data(), &zero, want.t, want.data()),
               miopenStatusSuccess);
     ASSERT_EQ(miopenActivationBackward(h, a, &one, want.t, want.data(), dy.t, dy.data(), x.t,
@@ -155,7 +155,7 @@ TEST(Find2Layers, BiasForwardMatchesConvolutionForwardBias) {
   Handle h;
   Data x({2, 6, 5, 7}, rng), b({1, 6, 1, 1}, rng), y({2, 6, 5, 7}, rng);
   std::vector<float> want = x.v;
-  float one = 1.0f, zero = 0.0f;  // MIOpen's batch-norm calls take void*
+  float one = 1.0f, zero = 0.0f;  // the legacy calls take alpha / beta as void*
   ASSERT_EQ(miopenConvolutionForwardBias(h, &one, b.t, b.data(), &zero, x.t, want.data()),
             miopenStatusSuccess);
   Find2Problem p = make_problem(create_bias_forward);
@@ -206,7 +206,7 @@ TEST(Find2Layers, BatchNormEveryDirectionMatchesTheLegacyCalls) {
   const unsigned seed = fresh_seed();
   SCOPED_TRACE(seed_trace(seed));
   Handle h;
-  float one = 1.0f, zero = 0.0f;  // MIOpen's batch-norm calls take void*
+  float one = 1.0f, zero = 0.0f;  // the legacy calls take alpha / beta as void*
   double eps = 1e-5, factor = 0.1;
   // Inference with the estimated statistics.
   {

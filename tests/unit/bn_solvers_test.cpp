@@ -17,6 +17,7 @@
 #include "core/cpu_isa.hpp"
 #include "problem/bn_problem.hpp"
 #include "solver/bn_solver.hpp"
+#include "solver_isa.hpp"
 #include "verify.hpp"
 
 namespace anydnn {
@@ -251,14 +252,7 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
 // One test per solver and instruction set, named after the solver (--gtest_filter='*BnStrided*'
 // runs one): every problem of the list and every direction / flag case it accepts, against the
 // reference; it must accept every problem its promise covers (bn_solver_promises.hpp).
-struct SolverIsa {
-  std::string solver;
-  CpuIsa isa;
-};
-
-void PrintTo(const SolverIsa& c, std::ostream* os) {
-  *os << c.solver << " " << cpu_isa_name(c.isa);
-}
+using test::SolverIsa;  // solver_isa.hpp
 
 std::vector<SolverIsa> every_cpu_bn_solver() {
   Config cfg;

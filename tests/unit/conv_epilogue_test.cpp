@@ -22,6 +22,7 @@
 #include "fusion_test_cases.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver_isa.hpp"
 #include "verify.hpp"
 
 namespace anydnn {
@@ -30,14 +31,7 @@ namespace {
 using driver::ConvSpec;
 using driver::HostTensor;
 
-struct SolverIsa {
-  std::string solver;
-  CpuIsa isa;
-};
-
-void PrintTo(const SolverIsa& c, std::ostream* os) {
-  *os << c.solver << " " << cpu_isa_name(c.isa);
-}
+using test::SolverIsa;  // solver_isa.hpp
 
 // The forward problems of the shared list.
 std::vector<std::pair<ConvSpec, ConvProblem>> forward_problems() {

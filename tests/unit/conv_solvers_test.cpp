@@ -19,6 +19,7 @@
 #include "core/tensor_descriptor.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
+#include "solver_isa.hpp"
 #include "verify.hpp"
 
 namespace anydnn {
@@ -30,14 +31,7 @@ using driver::HostTensor;
 // One test per solver and instruction set (generic, avx2, avx512, where this CPU has it), named
 // after the solver (--gtest_filter='*WinogradF4x3Fwd*' runs one), so the portable fallbacks of
 // the vector kernels are tested on the same machine as the fast ones.
-struct SolverIsa {
-  std::string solver;
-  CpuIsa isa;
-};
-
-void PrintTo(const SolverIsa& c, std::ostream* os) {
-  *os << c.solver << " " << cpu_isa_name(c.isa);
-}
+using test::SolverIsa;  // solver_isa.hpp
 
 std::vector<SolverIsa> every_cpu_solver() {
   Config cfg;

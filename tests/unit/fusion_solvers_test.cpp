@@ -30,6 +30,7 @@
 #include "problem/fusion_problem.hpp"
 #include "solver/bn_solver.hpp"
 #include "solver/fusion_solver.hpp"
+#include "solver_isa.hpp"
 #include "verify.hpp"
 
 namespace anydnn {
@@ -68,14 +69,7 @@ std::vector<Line> bn_lines() {
 constexpr BnDirection kBnDirs[] = {BnDirection::ForwardInference, BnDirection::ForwardTraining,
                                    BnDirection::Backward};
 
-struct SolverIsa {
-  std::string solver;
-  CpuIsa isa;
-};
-
-void PrintTo(const SolverIsa& c, std::ostream* os) {
-  *os << c.solver << " " << cpu_isa_name(c.isa);
-}
+using test::SolverIsa;  // solver_isa.hpp
 
 std::vector<SolverIsa> every_bn_activation_solver() {
   Config cfg;
