@@ -327,11 +327,8 @@ void rnn_op(FuzzedDataProvider& fdp, Pool& p) {
     }
     case 9: {
       miopenSeqTensorDescriptor_t s = pick(fdp, p.seqs);
-      // The descriptor keeps a prefix table of max_len + 1 entries (docs/fuzzing.md, open
-      // findings): a hostile max_len is capped at 2^16 so that a valid huge one does not count
-      // as a crash (libFuzzer's malloc limit).
-      const int max_len = std::min(size_int(fdp), 1 << 16), batch = size_int(fdp),
-                vec = size_int(fdp);
+      // Any max_len: a valid huge one once sized a table in the setter (gigabytes).
+      const int max_len = size_int(fdp), batch = size_int(fdp), vec = size_int(fdp);
       // The length array holds `batch` entries (null when batch is out of range).
       const auto lens = int_array(fdp, batch);
       double marker = fdp.ConsumeFloatingPoint<double>();

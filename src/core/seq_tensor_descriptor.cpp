@@ -34,17 +34,12 @@ void SeqTensorDescriptor::assign(long long type_raw, long long layout_raw, int m
   batch = batch_size;
   vec = vector;
   lens = std::move(l);
-  // Rows of step t = sequences longer than t: from a histogram of the lengths, O(batch +
-  // max_len) (counting per step was O(batch * max_len): minutes for hostile sizes).
-  std::vector<size_t> with_length(static_cast<size_t>(max_len) + 1, 0);
-  for (int len : lens)
-    ++with_length[static_cast<size_t>(len)];
-  size_t running = lens.size();  // sequences longer than t, starting at t = 0
-  step_row.assign(static_cast<size_t>(max_len) + 1, 0);
-  for (int t = 0; t < max_len; ++t) {
-    running -= with_length[static_cast<size_t>(t)];
-    step_row[t + 1] = step_row[t] + running;
-  }
+  // Packed rows: prefix sums of the lengths (sorted by decreasing length in that layout), so
+  // that rows_before(t) needs no table over the steps: one sized by maxSequenceLen, or by the
+  // longest sequence, took gigabytes in a setter for a valid huge length (fuzz_descriptors).
+  len_prefix.assign(lens.size() + 1, 0);
+  for (size_t i = 0; i < lens.size(); ++i)
+    len_prefix[i + 1] = len_prefix[i] + static_cast<size_t>(lens[i]);
   has_marker = padding_marker != nullptr;
   // The marker is one value of the tensor's type (fp32 or half), kept as fp32.
   if (has_marker && type == miopenFloat) std::memcpy(&marker, padding_marker, sizeof(float));
@@ -64,12 +59,20 @@ size_t SeqTensorDescriptor::offset(int b, int t) const {
       return (static_cast<size_t>(b) * max_len + t) * vec;
     default:
       // Packed: rows of step t are the sequences still running, in sorted order.
-      return (step_row[t] + b) * vec;
+      return (rows_before(t) + b) * vec;
   }
 }
 
+size_t SeqTensorDescriptor::rows_before(int t) const {
+  // Steps 0..t-1 hold min(len, t) rows of each sequence: t for the k sequences longer than t
+  // (the first k: decreasing lengths), all of each shorter one.
+  const auto longer = std::partition_point(lens.begin(), lens.end(), [t](int l) { return l > t; });
+  const auto k = static_cast<size_t>(longer - lens.begin());
+  return static_cast<size_t>(t) * k + (len_prefix.back() - len_prefix[k]);
+}
+
 size_t SeqTensorDescriptor::element_space() const {
-  if (layout == miopenRNNDataSeqMajorNotPadded) return step_row.back() * vec;
+  if (layout == miopenRNNDataSeqMajorNotPadded) return len_prefix.back() * vec;
   return static_cast<size_t>(max_len) * batch * vec;
 }
 

@@ -18,7 +18,7 @@ struct SeqTensorDescriptor {
   miopenRNNBaseLayout_t layout = miopenRNNDataSeqMajorNotPadded;
   int max_len = 0, batch = 0, vec = 0;
   std::vector<int> lens;
-  std::vector<size_t> step_row;  // packed layout: first row of each step (derived from lens)
+  std::vector<size_t> len_prefix;  // sums of the first i lengths; back() = the packed row count
   bool has_marker = false;
   float marker = 0.0f;
 
@@ -27,6 +27,8 @@ struct SeqTensorDescriptor {
               const int* seq_lens, const void* padding_marker);
   // Element offset of (sequence b, step t); sequences sorted by length for the packed layout.
   size_t offset(int b, int t) const;
+  // Packed layout: rows of steps 0..t-1 (sequences sorted by decreasing length), O(log batch).
+  size_t rows_before(int t) const;
   size_t element_space() const;
 };
 

@@ -17,6 +17,9 @@ namespace anydnn {
 
 namespace {
 
+// The sequence API's longest sequence (docs/rnn.md): 2^24 steps, a 128 MiB per-step table.
+constexpr int kMaxRnnSteps = 1 << 24;
+
 // The packed view of a call: sequences sorted by decreasing length (stable), batch per step.
 RnnShape plan(const RnnDescriptor& d, const SeqTensorDescriptor& x, RnnSeqLayout& seq) {
   ANYDNN_CHECK_BADPARM(x.type == d.type, "xDesc and rnnDesc data types differ");
@@ -27,12 +30,20 @@ RnnShape plan(const RnnDescriptor& d, const SeqTensorDescriptor& x, RnnSeqLayout
   for (int i : idx)
     if (x.lens[i] > 0) seq.order.push_back(i);
   ANYDNN_CHECK_BADPARM(!seq.order.empty(), "every sequence has length 0");
-  std::vector<size_t> batch;
-  for (int t = 0; t < x.lens[seq.order[0]]; ++t) {
-    size_t n = 0;
-    for (int i : seq.order)
-      n += x.lens[i] > t ? 1 : 0;
-    batch.push_back(n);
+  // The packed shape keeps one batch size per step (the legacy API's per-step descriptors): a
+  // valid but huge length would size it in gigabytes before any data is touched.
+  const int steps = x.lens[seq.order[0]];
+  ANYDNN_CHECK(steps <= kMaxRnnSteps, miopenStatusNotImplemented,
+               "a sequence of " << steps << " steps: anydnn's RNN takes at most " << kMaxRnnSteps);
+  // Batch of step t = sequences longer than t: walk the sorted lengths once, O(batch + steps).
+  std::vector<size_t> batch(static_cast<size_t>(steps));
+  size_t running = seq.order.size();
+  for (int t = 0, k = static_cast<int>(seq.order.size()) - 1; t < steps; ++t) {
+    while (k >= 0 && x.lens[seq.order[static_cast<size_t>(k)]] <= t) {
+      --running;
+      --k;
+    }
+    batch[static_cast<size_t>(t)] = running;
   }
   seq.batch = x.batch;
   seq.max_len = x.max_len;

@@ -144,26 +144,36 @@ TEST(ConvolutionDescriptor, Attributes) {
             miopenStatusBadParm);
 }
 
-// Packed-layout rows per step (triaging a fuzz_descriptors report: the table took batch x max_len
-// steps, minutes for hostile sizes): against the per-step count, and a large max_len with a large
-// batch.
+// Packed-layout rows per step (triaging fuzz_descriptors reports: a table over the steps took
+// batch x max_len work, then gigabytes for a valid huge maxSequenceLen): against the per-step
+// count, and huge lengths that must size nothing.
 TEST(SeqTensorDescriptor, StepRowsCountSequencesLongerThanEachStep) {
-  const std::vector<int> lens = {5, 0, 3, 3, 1, 5};
+  const std::vector<int> lens = {5, 5, 3, 3, 1, 0};
   SeqTensorDescriptor d;
-  d.assign(miopenFloat, miopenRNNDataSeqMajorPadded, 6, static_cast<int>(lens.size()), 2,
+  d.assign(miopenFloat, miopenRNNDataSeqMajorNotPadded, 6, static_cast<int>(lens.size()), 2,
            lens.data(), nullptr);
-  ASSERT_EQ(d.step_row.size(), 7u);
   size_t want = 0;
-  for (int t = 0; t <= 6; ++t) {
-    EXPECT_EQ(d.step_row[t], want) << "t = " << t;
+  for (int t = 0; t <= 8; ++t) {
+    EXPECT_EQ(d.rows_before(t), want) << "t = " << t;
     for (int l : lens)
       want += l > t ? 1 : 0;
   }
+  EXPECT_EQ(d.element_space(), 2u * 17);
+  EXPECT_EQ(d.offset(1, 3), 2u * (d.rows_before(3) + 1));
   const std::vector<int> many(1 << 12, 3);
   SeqTensorDescriptor big;
   big.assign(miopenFloat, miopenRNNDataSeqMajorNotPadded, 1 << 20, static_cast<int>(many.size()), 1,
              many.data(), nullptr);
-  EXPECT_EQ(big.step_row.back(), 3u * many.size());
+  EXPECT_EQ(big.element_space(), 3u * many.size());
+  // A valid length near INT_MAX: no table sized by it.
+  const std::vector<int> longest = {2'000'000'000, 3};
+  SeqTensorDescriptor huge;
+  huge.assign(miopenFloat, miopenRNNDataSeqMajorNotPadded, 2'000'000'000, 2, 1, longest.data(),
+              nullptr);
+  EXPECT_EQ(huge.len_prefix.size(), 3u);
+  EXPECT_EQ(huge.element_space(), 2'000'000'003u);
+  EXPECT_EQ(huge.offset(0, 1'999'999'999), 1'999'999'999u + 3);
+  EXPECT_EQ(huge.offset(1, 2), 2u * 2 + 1);
 }
 
 }  // namespace
