@@ -69,7 +69,7 @@ miopenStatus_t find(const char* fn, miopenHandle_t handle, ConvDirection dir,
   });
 }
 
-miopenStatus_t run(const char* fn, miopenHandle_t handle, ConvDirection dir, int algo,
+miopenStatus_t run(const char* fn, miopenHandle_t handle, ConvDirection dir, long long algo,
                    const void* alpha, miopenTensorDescriptor_t xDesc, const void* x,
                    miopenTensorDescriptor_t wDesc, const void* w,
                    miopenConvolutionDescriptor_t conv, const void* beta,
@@ -120,8 +120,8 @@ extern "C" miopenStatus_t miopenConvolutionForward(
     const miopenTensorDescriptor_t yDesc, void* y, void* workSpace, size_t workSpaceSize) {
   ANYDNN_LOG_API(config_of(handle), handle, alpha, xDesc, x, wDesc, w, convDesc, algo, beta, yDesc,
                  y, workSpace, workSpaceSize);
-  return run(__func__, handle, ConvDirection::Forward, algo, alpha, xDesc, x, wDesc, w, convDesc,
-             beta, yDesc, y, workSpace, workSpaceSize);
+  return run(__func__, handle, ConvDirection::Forward, raw_enum(algo), alpha, xDesc, x, wDesc, w,
+             convDesc, beta, yDesc, y, workSpace, workSpaceSize);
 }
 
 extern "C" miopenStatus_t miopenConvolutionBackwardDataGetWorkSpaceSize(
@@ -156,7 +156,7 @@ extern "C" miopenStatus_t miopenConvolutionBackwardData(
   ANYDNN_LOG_API(config_of(handle), handle, alpha, dyDesc, dy, wDesc, w, convDesc, algo, beta,
                  dxDesc, dx, workSpace, workSpaceSize);
   // miopenTransposeBwdDataAlgoGEMM (4) is MIOpen's deprecated alias of GEMM.
-  const int a = algo == miopenTransposeBwdDataAlgoGEMM ? 0 : static_cast<int>(algo);
+  const long long a = raw_enum(algo) == miopenTransposeBwdDataAlgoGEMM ? 0 : raw_enum(algo);
   return run(__func__, handle, ConvDirection::BackwardData, a, alpha, dxDesc, dx, wDesc, w,
              convDesc, beta, dyDesc, dy, workSpace, workSpaceSize);
 }
@@ -192,8 +192,8 @@ extern "C" miopenStatus_t miopenConvolutionBackwardWeights(
     size_t workSpaceSize) {
   ANYDNN_LOG_API(config_of(handle), handle, alpha, dyDesc, dy, xDesc, x, convDesc, algo, beta,
                  dwDesc, dw, workSpace, workSpaceSize);
-  return run(__func__, handle, ConvDirection::BackwardWeights, algo, alpha, xDesc, x, dwDesc, dw,
-             convDesc, beta, dyDesc, dy, workSpace, workSpaceSize);
+  return run(__func__, handle, ConvDirection::BackwardWeights, raw_enum(algo), alpha, xDesc, x,
+             dwDesc, dw, convDesc, beta, dyDesc, dy, workSpace, workSpaceSize);
 }
 
 extern "C" miopenStatus_t miopenConvolutionForwardBias(miopenHandle_t handle, const void* alpha,

@@ -38,7 +38,7 @@ extern "C" miopenStatus_t miopenInitConvolutionDescriptor(miopenConvolutionDescr
   return guard(cfg, __func__, [&] {
     auto& d = deref(convDesc);
     // Re-initialising resets group count and output padding, as in MIOpen.
-    d = ConvolutionDescriptor(c_mode, {pad_h, pad_w}, {stride_h, stride_w},
+    d = ConvolutionDescriptor(raw_enum(c_mode), {pad_h, pad_w}, {stride_h, stride_w},
                               {dilation_h, dilation_w});
   });
 }
@@ -55,7 +55,7 @@ extern "C" miopenStatus_t miopenInitConvolutionNdDescriptor(miopenConvolutionDes
     auto& d = deref(convDesc);
     ANYDNN_CHECK_BADPARM(spatialDim >= 1 && spatialDim <= 8,
                          "spatialDim = " << spatialDim << " is out of range");
-    d = ConvolutionDescriptor(c_mode, int_array(padA, spatialDim, "padA"),
+    d = ConvolutionDescriptor(raw_enum(c_mode), int_array(padA, spatialDim, "padA"),
                               int_array(strideA, spatialDim, "strideA"),
                               int_array(dilationA, spatialDim, "dilationA"));
   });
@@ -208,7 +208,7 @@ extern "C" miopenStatus_t miopenSetConvolutionAttribute(miopenConvolutionDescrip
                                                         int value) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, convDesc, attr, value);
-  return guard(cfg, __func__, [&] { deref(convDesc).set_attribute(attr, value); });
+  return guard(cfg, __func__, [&] { deref(convDesc).set_attribute(raw_enum(attr), value); });
 }
 
 extern "C" miopenStatus_t miopenGetConvolutionAttribute(miopenConvolutionDescriptor_t convDesc,
@@ -217,5 +217,5 @@ extern "C" miopenStatus_t miopenGetConvolutionAttribute(miopenConvolutionDescrip
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, convDesc, attr, value);
   return guard(cfg, __func__,
-               [&] { deref_out(value, "value") = deref(convDesc).get_attribute(attr); });
+               [&] { deref_out(value, "value") = deref(convDesc).get_attribute(raw_enum(attr)); });
 }

@@ -80,7 +80,7 @@ extern "C" miopenStatus_t miopenSetCTCLossDescriptor(miopenCTCLossDescriptor_t c
     CtcLossDesc& d = deref(ctcLossDesc);
     // MIOpen stores any type here (miopenCTCLoss reads the tensors' types); only values that are
     // no miopenDataType_t at all are refused.
-    ANYDNN_CHECK_BADPARM(is_valid_data_type(static_cast<miopenDataType_t>(raw_enum(dataType))),
+    ANYDNN_CHECK_BADPARM(is_valid_data_type(raw_enum(dataType)),
                          "invalid data type " << raw_enum(dataType));
     d.data_type = dataType;
     d.blank_label_id = blank_label_id;

@@ -5,9 +5,16 @@
 #include <miopen/miopen.h>
 
 #include "api/api_log.hpp"
+#include "core/data_type.hpp"
 #include "core/errors.hpp"
 
 namespace anydnn::api {
+
+inline miopenDataType_t valid_data_type(const miopenDataType_t& t) {
+  const long long v = raw_enum(t);
+  ANYDNN_CHECK_BADPARM(is_valid_data_type(v), "invalid data type " << v);
+  return static_cast<miopenDataType_t>(v);
+}
 
 inline miopenBatchNormMode_t valid_bn_mode(const miopenBatchNormMode_t& m) {
   const long long v = raw_enum(m);

@@ -10,7 +10,9 @@
 using namespace anydnn;
 using namespace anydnn::api;
 
-extern "C" const char* miopenGetErrorString(miopenStatus_t error) {
+extern "C" const char* miopenGetErrorString(miopenStatus_t error_arg) {
+  // Any int may arrive here (a status from elsewhere, a caller's guess): read it raw.
+  const long long error = raw_enum(error_arg);
   switch (error) {
     case miopenStatusSuccess:
     case miopenStatusNotInitialized:
@@ -23,7 +25,7 @@ extern "C" const char* miopenGetErrorString(miopenStatus_t error) {
     case miopenStatusUnsupportedOp:
     case miopenStatusGpuOperationsSkipped:
     case miopenStatusVersionMismatch:
-      return status_name(error);
+      return status_name(static_cast<miopenStatus_t>(error));
   }
   return "Unknown error status";
 }

@@ -215,8 +215,9 @@ extern "C" miopenStatus_t miopenGetRNNParamsSize(miopenHandle_t handle,
     deref(handle);
     size_t& out = deref_out(numBytes, "numBytes");
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
-    out = d.param_count(rnn_input_size(deref_set(xDesc, "xDesc"))) * data_type_size(dtype);
+    ANYDNN_CHECK_BADPARM(raw_enum(dtype) == d.type,
+                         "dtype differs from the RNN descriptor's data type");
+    out = d.param_count(rnn_input_size(deref_set(xDesc, "xDesc"))) * data_type_size(d.type);
   });
 }
 
@@ -229,10 +230,11 @@ extern "C" miopenStatus_t miopenGetRNNParamsDescriptor(miopenHandle_t handle,
   return guard(config_of(handle), __func__, [&] {
     deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    ANYDNN_CHECK_BADPARM(dtype == d.type, "dtype differs from the RNN descriptor's data type");
+    ANYDNN_CHECK_BADPARM(raw_enum(dtype) == d.type,
+                         "dtype differs from the RNN descriptor's data type");
     TensorDescriptor& w = deref(wDesc, "wDesc");
     const size_t cols = static_cast<size_t>(d.dirs()) * d.gates() * d.hidden;
-    w = TensorDescriptor(dtype, {d.param_rows(rnn_input_size(deref_set(xDesc, "xDesc"))), cols});
+    w = TensorDescriptor(d.type, {d.param_rows(rnn_input_size(deref_set(xDesc, "xDesc"))), cols});
   });
 }
 

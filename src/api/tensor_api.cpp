@@ -7,6 +7,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/enum_args.hpp"
 #include "core/data_type.hpp"
 #include "core/logger.hpp"
 #include "problem/tensor_op_problem.hpp"
@@ -33,7 +34,8 @@ int to_int(size_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-const char* layout_name(miopenTensorLayout_t layout) {
+const char* layout_name(const miopenTensorLayout_t& layout_arg) {
+  const long long layout = raw_enum(layout_arg);
   switch (layout) {
     case miopenTensorNCHW:
       return "NCHW";
@@ -52,7 +54,7 @@ const char* layout_name(miopenTensorLayout_t layout) {
       ANYDNN_THROW(miopenStatusNotImplemented,
                    "vectorized tensor layouts (NCHWc4/c8, CHWNc4/c8) are not supported");
   }
-  ANYDNN_THROW(miopenStatusBadParm, "invalid tensor layout " << static_cast<int>(layout));
+  ANYDNN_THROW(miopenStatusBadParm, "invalid tensor layout " << layout);
 }
 
 }  // namespace
@@ -75,7 +77,7 @@ extern "C" miopenStatus_t miopenSet4dTensorDescriptor(miopenTensorDescriptor_t t
   return guard(cfg, __func__, [&] {
     auto& d = deref(tensorDesc);
     const int lens[] = {n, c, h, w};
-    d = TensorDescriptor(dataType, positive_lengths(lens, 4, "lengths"));
+    d = TensorDescriptor(valid_data_type(dataType), positive_lengths(lens, 4, "lengths"));
   });
 }
 
@@ -91,7 +93,8 @@ extern "C" miopenStatus_t miopenSetNdTensorDescriptorWithLayout(miopenTensorDesc
     ANYDNN_CHECK_BADPARM(
         num_lens == static_cast<int>(layout.size()),
         "layout " << layout << " needs " << layout.size() << " lengths, got " << num_lens);
-    d = TensorDescriptor::with_layout(dataType, layout, positive_lengths(lens, num_lens, "lens"));
+    d = TensorDescriptor::with_layout(valid_data_type(dataType), layout,
+                                      positive_lengths(lens, num_lens, "lens"));
   });
 }
 
@@ -105,7 +108,7 @@ extern "C" miopenStatus_t miopenSet4dTensorDescriptorEx(miopenTensorDescriptor_t
     auto& d = deref(tensorDesc);
     const int lens[] = {n, c, h, w};
     const int strides[] = {nStride, cStride, hStride, wStride};
-    d = TensorDescriptor(dataType, positive_lengths(lens, 4, "lengths"),
+    d = TensorDescriptor(valid_data_type(dataType), positive_lengths(lens, 4, "lengths"),
                          positive_lengths(strides, 4, "strides"));
   });
 }
@@ -144,7 +147,7 @@ extern "C" miopenStatus_t miopenSetTensorDescriptor(miopenTensorDescriptor_t ten
     auto lens = positive_lengths(dimsA, nbDims, "dimsA");
     std::vector<size_t> strides;
     if (stridesA != nullptr) strides = positive_lengths(stridesA, nbDims, "stridesA");
-    d = TensorDescriptor(dataType, std::move(lens), std::move(strides));
+    d = TensorDescriptor(valid_data_type(dataType), std::move(lens), std::move(strides));
   });
 }
 
@@ -162,7 +165,7 @@ extern "C" miopenStatus_t miopenSetTensorDescriptorV2(miopenTensorDescriptor_t t
     std::vector<size_t> lens(dimsA, dimsA + nbDims);
     std::vector<size_t> strides;
     if (stridesA != nullptr) strides.assign(stridesA, stridesA + nbDims);
-    d = TensorDescriptor(dataType, std::move(lens), std::move(strides));
+    d = TensorDescriptor(valid_data_type(dataType), std::move(lens), std::move(strides));
   });
 }
 
@@ -172,10 +175,10 @@ extern "C" miopenStatus_t miopenSetTensorCastType(miopenTensorDescriptor_t tenso
   ANYDNN_LOG_API(cfg, tensorDesc, cast_type);
   return guard(cfg, __func__, [&] {
     auto& o = deref_tensor_object(tensorDesc, "tensorDesc");
-    ANYDNN_CHECK_BADPARM(is_valid_data_type(cast_type),
-                         "cast_type " << static_cast<int>(cast_type) << " is not a data type");
+    ANYDNN_CHECK_BADPARM(is_valid_data_type(raw_enum(cast_type)),
+                         "cast_type " << raw_enum(cast_type) << " is not a data type");
     // Stored as MIOpen does (api_objects.hpp says who reads it).
-    o.cast_type = cast_type;
+    o.cast_type = static_cast<miopenDataType_t>(raw_enum(cast_type));
     o.has_cast_type = true;
   });
 }

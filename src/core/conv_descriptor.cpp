@@ -10,7 +10,7 @@ namespace anydnn {
 ConvolutionDescriptor::ConvolutionDescriptor()
     : pads_{0, 0}, strides_{1, 1}, dilations_{1, 1}, trans_output_pads_{0, 0} {}
 
-ConvolutionDescriptor::ConvolutionDescriptor(miopenConvolutionMode_t mode, std::vector<int> pads,
+ConvolutionDescriptor::ConvolutionDescriptor(long long mode, std::vector<int> pads,
                                              std::vector<int> strides, std::vector<int> dilations)
     : pads_(std::move(pads)), strides_(std::move(strides)), dilations_(std::move(dilations)) {
   // The group and depthwise modes are deprecated aliases of convolution (groups come from
@@ -25,7 +25,7 @@ ConvolutionDescriptor::ConvolutionDescriptor(miopenConvolutionMode_t mode, std::
       mode_ = miopenTranspose;
       break;
     default:
-      ANYDNN_THROW(miopenStatusBadParm, "invalid convolution mode " << static_cast<int>(mode));
+      ANYDNN_THROW(miopenStatusBadParm, "invalid convolution mode " << mode);
   }
   const size_t dims = pads_.size();
   ANYDNN_CHECK_BADPARM(dims >= 1, "spatial dimension must be >= 1");
@@ -56,14 +56,14 @@ void ConvolutionDescriptor::set_trans_output_pads(std::vector<int> adj) {
   trans_output_pads_ = std::move(adj);
 }
 
-void ConvolutionDescriptor::set_padding_mode(miopenPaddingMode_t mode) {
+void ConvolutionDescriptor::set_padding_mode(long long mode) {
   ANYDNN_CHECK_BADPARM(
       mode == miopenPaddingDefault || mode == miopenPaddingSame || mode == miopenPaddingValid,
-      "invalid padding mode " << static_cast<int>(mode));
-  padding_mode_ = mode;
+      "invalid padding mode " << mode);
+  padding_mode_ = static_cast<miopenPaddingMode_t>(mode);
 }
 
-void ConvolutionDescriptor::set_attribute(miopenConvolutionAttrib_t attr, int value) {
+void ConvolutionDescriptor::set_attribute(long long attr, int value) {
   switch (attr) {
     case MIOPEN_CONVOLUTION_ATTRIB_FP16_ALT_IMPL:
       ANYDNN_CHECK_BADPARM(value >= -1 && value <= 1,
@@ -82,11 +82,10 @@ void ConvolutionDescriptor::set_attribute(miopenConvolutionAttrib_t attr, int va
       attributes_.fp8_rounding_mode = value;
       return;
   }
-  ANYDNN_THROW(miopenStatusBadParm,
-               "convolution attribute " << static_cast<int>(attr) << " does not exist");
+  ANYDNN_THROW(miopenStatusBadParm, "convolution attribute " << attr << " does not exist");
 }
 
-int ConvolutionDescriptor::get_attribute(miopenConvolutionAttrib_t attr) const {
+int ConvolutionDescriptor::get_attribute(long long attr) const {
   switch (attr) {
     case MIOPEN_CONVOLUTION_ATTRIB_FP16_ALT_IMPL:
       return attributes_.fp16_alt_impl;
@@ -95,8 +94,7 @@ int ConvolutionDescriptor::get_attribute(miopenConvolutionAttrib_t attr) const {
     case MIOPEN_CONVOLUTION_ATTRIB_FP8_ROUNDING_MODE:
       return attributes_.fp8_rounding_mode;
   }
-  ANYDNN_THROW(miopenStatusBadParm,
-               "convolution attribute " << static_cast<int>(attr) << " does not exist");
+  ANYDNN_THROW(miopenStatusBadParm, "convolution attribute " << attr << " does not exist");
 }
 
 std::vector<size_t> ConvolutionDescriptor::forward_output_lens(const TensorDescriptor& x,

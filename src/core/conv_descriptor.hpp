@@ -21,9 +21,10 @@ struct ConvAttributes {
 class ConvolutionDescriptor {
  public:
   ConvolutionDescriptor();  // 2-D, no padding, unit stride and dilation, as MIOpen's default
-  // Validates (BadParm for negative pads, stride or dilation < 1, unknown mode).
-  ConvolutionDescriptor(miopenConvolutionMode_t mode, std::vector<int> pads,
-                        std::vector<int> strides, std::vector<int> dilations);
+  // Validates (BadParm for negative pads, stride or dilation < 1, unknown mode). Modes and
+  // attributes come as raw integers: a C caller may pass any int for an enum.
+  ConvolutionDescriptor(long long mode, std::vector<int> pads, std::vector<int> strides,
+                        std::vector<int> dilations);
 
   miopenConvolutionMode_t mode() const { return mode_; }
   miopenPaddingMode_t padding_mode() const { return padding_mode_; }
@@ -37,9 +38,9 @@ class ConvolutionDescriptor {
 
   void set_group_count(int groups);
   void set_trans_output_pads(std::vector<int> adj);
-  void set_attribute(miopenConvolutionAttrib_t attr, int value);
-  int get_attribute(miopenConvolutionAttrib_t attr) const;
-  void set_padding_mode(miopenPaddingMode_t mode);
+  void set_attribute(long long attr, int value);
+  int get_attribute(long long attr) const;
+  void set_padding_mode(long long mode);
 
   // Output lengths for input x and weights w (MIOpen's rules, docs/api-status.md); checks
   // that the descriptors fit together and throws BadParm with the reason when they do not.

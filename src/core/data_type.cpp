@@ -2,7 +2,7 @@
 
 namespace anydnn {
 
-bool is_valid_data_type(miopenDataType_t type) {
+bool is_valid_data_type(long long type) {
   switch (type) {
     case miopenHalf:
     case miopenFloat:

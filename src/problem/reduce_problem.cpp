@@ -59,7 +59,7 @@ ReduceTensorDesc make_reduce_desc(long long op, long long comp_type, long long n
                                   long long indices, long long indices_type) {
   ANYDNN_CHECK_BADPARM(op >= MIOPEN_REDUCE_TENSOR_ADD && op <= MIOPEN_REDUCE_TENSOR_NORM2,
                        "reduceTensorOp " << op << " is not a miopenReduceTensorOp_t");
-  ANYDNN_CHECK_BADPARM(is_valid_data_type(static_cast<miopenDataType_t>(comp_type)),
+  ANYDNN_CHECK_BADPARM(is_valid_data_type(comp_type),
                        "reduceTensorCompType " << comp_type << " is not a miopenDataType_t");
   ANYDNN_CHECK_BADPARM(nan_opt == MIOPEN_NOT_PROPAGATE_NAN || nan_opt == MIOPEN_PROPAGATE_NAN,
                        "reduceTensorNanOpt " << nan_opt << " is not a miopenNanPropagation_t");
