@@ -5,6 +5,12 @@
 # time (FUZZ_JOBS). Exits non-zero when any harness reports a crash, leak, timeout or sanitizer
 # error; its reproducer is left in <build>/fuzz-artifacts.
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
+# FUZZ_CORPUS=DIR keeps each harness's grown corpus in DIR/<harness> between runs (default: a
+# scratch directory removed at exit). FUZZ_WORKERS=N runs each harness as N libFuzzer processes
+# for SECONDS each (-jobs=N -workers=N), sharing its corpus directory; executions are summed
+# over their logs. (-fork=N, which restarts short jobs that each re-run the whole corpus, ran a
+# third as many executions on 16 cores.) FUZZ_NO_BUILD=1 runs
+# the binaries already in the build directory (e.g. ones built here and carried elsewhere).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
@@ -16,26 +22,47 @@ harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 jobs=${FUZZ_JOBS:-2}
 
-"$root/scripts/install-deps.sh"
-start=$(date +%s)
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
-  -DANYDNN_FUZZ=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_TESTS=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}"
-echo "fuzz build: $(($(date +%s) - start)) s"
+workers=${FUZZ_WORKERS:-0}
+
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+  "$root/scripts/install-deps.sh"
+  start=$(date +%s)
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
+    -DANYDNN_FUZZ=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_TESTS=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}"
+  echo "fuzz build: $(($(date +%s) - start)) s"
+fi
 
 # One thread: threads slow fuzzing down and confuse leak checks.
 export OMP_NUM_THREADS=1 ANYDNN_NUM_THREADS=1 MIOPEN_BACKEND=cpu
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+if [ -n "${FUZZ_CORPUS:-}" ]; then
+  scratch=$FUZZ_CORPUS
+  mkdir -p "$scratch"
+else
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+fi
 logs=$build/fuzz-logs artifacts=$build/fuzz-artifacts
 mkdir -p "$logs" "$artifacts"
 
 run_one() {
   local h=$1
   mkdir -p "$scratch/$h"
+  if [ "$workers" -gt 0 ]; then
+    # Each worker writes fuzz-<i>.log into the current directory.
+    rm -rf "$logs/$h.jobs"
+    mkdir -p "$logs/$h.jobs"
+    (cd "$logs/$h.jobs" && "$build/bin/$h" -max_total_time="$secs" -timeout=60 -rss_limit_mb=4096 \
+      -detect_leaks=1 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/$h-" \
+      -jobs="$workers" -workers="$workers" "$scratch/$h" "$root/fuzz/corpus/$h") \
+      >"$logs/$h.log" 2>&1
+    # The parent does not report a worker's crash in its status: the workers' logs do.
+    ! grep -a -l -E 'ERROR: |runtime error|Test unit written' "$logs/$h.jobs"/fuzz-*.log
+    return
+  fi
   # The scratch directory comes first: libFuzzer writes new inputs there only. Stdout and
   # stderr of the library (logging, the RNN driver's prints) are closed; libFuzzer's own
   # output and sanitizer reports still reach the log.
@@ -49,14 +76,27 @@ status=0
 summarise() {
   local h=$1 rc=$2
   local execs cov
-  execs=$(grep -a -m1 'stat::number_of_executed_units' "$logs/$h.log" | awk '{print $2}')
-  cov=$(grep -a -E '^#[0-9]+' "$logs/$h.log" | tail -1 | grep -aoE 'cov: [0-9]+ ft: [0-9]+' || true)
+  local log=$logs/$h.log
+  if [ "$workers" -gt 0 ]; then
+    execs=$(cat "$logs/$h.jobs"/fuzz-*.log | grep -a 'stat::number_of_executed_units' |
+      awk '{n += $2} END {print n}')
+    # The first worker's coverage (they share the corpus, so they end close).
+    log=$(ls "$logs/$h.jobs"/fuzz-*.log | head -1)
+  else
+    execs=$(grep -a -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+  fi
+  cov=$(grep -a -E '^#[0-9]+' "$log" | tail -1 | grep -aoE 'cov: [0-9]+ ft: [0-9]+' || true)
   if [ "$rc" -eq 0 ]; then
     printf '%-18s ok     %ss  execs %-9s %s\n' "$h" "$secs" "${execs:-?}" "$cov"
   else
     printf '%-18s FAILED (rc %s) execs %s %s; log %s\n' "$h" "$rc" "${execs:-?}" "$cov" \
       "$logs/$h.log"
-    grep -E 'ERROR: |runtime error|SUMMARY|Test unit written' "$logs/$h.log" | head -5 || true
+    if [ "$workers" -gt 0 ]; then
+      cat "$logs/$h.jobs"/fuzz-*.log | grep -a -E 'ERROR: |runtime error|SUMMARY|Test unit written' |
+        head -5 || true
+    else
+      grep -a -E 'ERROR: |runtime error|SUMMARY|Test unit written' "$log" | head -5 || true
+    fi
     status=1
   fi
 }
