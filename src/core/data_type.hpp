@@ -12,7 +12,7 @@
 namespace anydnn {
 
 // True for the values a tensor descriptor accepts (4, the discontinued Int8x4, is rejected).
-// One of miopenDataType_t's values; takes the raw integer (a C caller may pass any int).
+// Takes the raw integer: a C caller may pass any int for a miopenDataType_t.
 bool is_valid_data_type(long long type);
 size_t data_type_size(miopenDataType_t type);
 const char* data_type_name(miopenDataType_t type);
