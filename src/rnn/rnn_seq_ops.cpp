@@ -17,7 +17,8 @@ namespace anydnn {
 
 namespace {
 
-// The sequence API's longest sequence (docs/rnn.md): 2^24 steps, a 128 MiB per-step table.
+// The sequence API's longest sequence (docs/api-status.md): 2^24 steps, a 128 MiB per-step
+// table.
 constexpr int kMaxRnnSteps = 1 << 24;
 
 // The packed view of a call: sequences sorted by decreasing length (stable), batch per step.
