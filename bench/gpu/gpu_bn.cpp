@@ -2,12 +2,11 @@
 // tensors. cuDNN runs both of its spatial modes (SPATIAL and SPATIAL_PERSISTENT, through the
 // *Ex calls frameworks use) and each direction keeps the faster one.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
+#include "bench_common.hpp"
 #include "bn_spec.hpp"
 #include "gpu_common.hpp"
 
@@ -17,26 +16,13 @@ namespace anydnn::gpubench {
 // batch-norm mode and the elementwise one read the same file: a ResNet's BN outputs are what its
 // ReLUs and residual adds see).
 std::vector<SpatialShape> load_bn_shapes(const std::string& file, const std::string& filter) {
-  std::ifstream in(file);
-  if (!in) throw Fatal("cannot open " + file);
+  if (!std::ifstream(file)) throw Fatal("cannot open " + file);
   std::vector<SpatialShape> out;
-  int pending = 1;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#", 0) == 0) {
-      std::istringstream ss(line.substr(1));
-      pending = 1;
-      for (std::string w; ss >> w;)
-        if (w.size() > 1 && w[0] == 'x' && std::isdigit(static_cast<unsigned char>(w[1])))
-          pending = std::atoi(w.c_str() + 1);
-      continue;
-    }
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    driver::BnSpec spec;
-    if (driver::parse_bn_line(line, spec) || spec.mode != miopenBNSpatial || spec.lens.size() != 4)
-      continue;
+  for (const bench::BnShape& b : bench::load_bnorm_shapes(file)) {
+    if (b.spec.mode != miopenBNSpatial || b.spec.lens.size() != 4) continue;
     SpatialShape s;
-    s.lens = spec.lens;
-    s.count = pending;
+    s.lens = b.spec.lens;
+    s.count = b.count;
     s.name = "n" + std::to_string(s.lens[0]) + " c" + std::to_string(s.lens[1]) + " " +
              std::to_string(s.lens[2]) + "x" + std::to_string(s.lens[3]);
     if (s.name.find(filter) != std::string::npos) out.push_back(s);
