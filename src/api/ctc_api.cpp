@@ -9,6 +9,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/enum_args.hpp"
 #include "core/data_type.hpp"
 #include "ctc/ctc_ops.hpp"
 
@@ -80,9 +81,7 @@ extern "C" miopenStatus_t miopenSetCTCLossDescriptor(miopenCTCLossDescriptor_t c
     CtcLossDesc& d = deref(ctcLossDesc);
     // MIOpen stores any type here (miopenCTCLoss reads the tensors' types); only values that are
     // no miopenDataType_t at all are refused.
-    ANYDNN_CHECK_BADPARM(is_valid_data_type(raw_enum(dataType)),
-                         "invalid data type " << raw_enum(dataType));
-    d.data_type = dataType;
+    d.data_type = valid_data_type(dataType);
     d.blank_label_id = blank_label_id;
     d.apply_softmax_layer = apply_softmax_layer;
   });
