@@ -4,6 +4,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
+# After install-deps: it installs ccache.
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 # The Python package (python/) joins the build where nanobind is installed, unless the caller
 # decides, or builds with a sanitizer (an instrumented extension cannot load into python3).
 python=()

@@ -4,7 +4,8 @@
 # optional: the CUDA backend is built when nvcc is on PATH.
 set -euo pipefail
 packages=(cmake ninja-build g++ libopenblas-openmp-dev libfftw3-dev libsqlite3-dev libgtest-dev clang-format
-  clang libclang-rt-dev libomp-dev)  # the last three: scripts/fuzz.sh (libFuzzer, OpenMP for clang)
+  clang libclang-rt-dev libomp-dev  # scripts/fuzz.sh (libFuzzer, OpenMP for clang)
+  ccache)                            # every build the scripts make (scripts/ccache-env.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,6 +10,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-tsan}
 "$root/scripts/install-deps.sh"
+# After install-deps: it installs ccache.
+# shellcheck source=scripts/ccache-env.sh
+. "$root/scripts/ccache-env.sh"
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
