@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# GPU machines without network access (our lent H100/H200s) lack three build dependencies:
-# SQLite's headers and library, the CUTLASS headers (PyPI nvidia-cutlass) and the cuDNN frontend
-# headers (PyPI nvidia-cudnn-frontend: the GPU benchmark's cuDNN peer), and for
-# scripts/gpu-fuzz.sh LLVM's FuzzedDataProvider.h. This script
-#   fetch   (on a machine with network): downloads them into .deps/ (git-ignored);
+# GPU machines without network access (our lent H100/H200s) lack some build dependencies:
+# SQLite's headers and library, the CUTLASS headers (PyPI nvidia-cutlass), the cuDNN frontend
+# headers (PyPI nvidia-cudnn-frontend: the GPU benchmark's cuDNN peer), for scripts/gpu-fuzz.sh
+# LLVM's FuzzedDataProvider.h, the wheels that `pip install .` builds the Python package with
+# (scikit-build-core, nanobind and their requirements: the isolated build environment cannot
+# reach an index there), and ccache (scripts/ccache-env.sh: the Python package's build then
+# reuses the library objects of the check's own build). This script
+#   fetch   (on a machine with network): downloads them into .deps/ (git-ignored; wheels in
+#           .deps/wheels, what scripts/gpu-check.sh installs from with --no-index);
 #   unpack  (on the GPU machine): unpacks .deps/ under /tmp/anydnn-deps and prints the cmake
 #           arguments that point the build at them (LD_LIBRARY_PATH must include the printed
-#           library folder when running).
-# Usage there: scripts/gpu-check.sh $(scripts/gpu-offline-deps.sh unpack)
+#           library folder when running); ccache lands in /tmp/anydnn-deps/bin, where
+#           scripts/gpu-check.sh looks for it.
+# Usage there: scripts/gpu-check.sh [--quick ...] $(scripts/gpu-offline-deps.sh unpack)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps=$root/.deps
@@ -15,6 +20,14 @@ case "${1:-}" in
   fetch)
     mkdir -p "$deps"
     (cd "$deps" && apt-get download libsqlite3-0 libsqlite3-dev)
+    # ccache and the one library of it a GPU machine's image may lack (the binary is Debian 12's,
+    # glibc 2.36: it runs on any newer one).
+    mkdir -p "$deps/ccache"
+    (cd "$deps/ccache" && apt-get download ccache libhiredis0.14)
+    # The Python package's build requirements (pyproject.toml) and theirs, pure-Python wheels.
+    rm -rf "$deps/wheels"
+    python3 -m pip download --quiet --only-binary=:all: -d "$deps/wheels" \
+      "scikit-build-core>=0.10" "nanobind>=2.0"
     python3 -m pip download --no-deps -d "$deps" nvidia-cutlass
     # Only its include/ folder is used, so the wheel's Python tag does not matter.
     python3 -m pip download --no-deps -d "$deps" "nvidia-cudnn-frontend>=1.32,<2"
@@ -55,6 +68,14 @@ PY
     if [ -f "$deps/fuzzer/FuzzedDataProvider.h" ]; then
       mkdir -p "$out/fuzz-include/fuzzer" && cp "$deps/fuzzer/FuzzedDataProvider.h" "$out/fuzz-include/fuzzer/"
       fe_args="$fe_args -DANYDNN_FUZZ_PROVIDER_INCLUDE_DIR=$out/fuzz-include"
+    fi
+    # ccache behind a wrapper that finds its hiredis (scripts/gpu-check.sh puts bin/ on PATH).
+    if ls "$deps"/ccache/ccache_*.deb > /dev/null 2>&1; then
+      for f in "$deps"/ccache/*.deb; do dpkg -x "$f" "$out/ccache"; done
+      mkdir -p "$out/bin"
+      printf '#!/bin/sh\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s "$@"\n' \
+        "$out/ccache/usr/lib/x86_64-linux-gnu" "$out/ccache/usr/bin/ccache" > "$out/bin/ccache"
+      chmod +x "$out/bin/ccache"
     fi
     lib=$out/sqlite/usr/lib/x86_64-linux-gnu
     echo "-DSQLite3_INCLUDE_DIR=$out/sqlite/usr/include -DSQLite3_LIBRARY=$lib/libsqlite3.so" \
