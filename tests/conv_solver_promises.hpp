@@ -64,6 +64,17 @@ inline std::optional<bool> solver_meant_for(std::string_view s, const ConvProble
   if (s == "ConvFftWrw") return wrw && fft;
   // CUDA's tiled direct kernel: every packed fp32 2-D forward problem.
   if (s == "ConvDirectFwdCuda") return fwd && packed && fp32 && two_d;
+  // The 3xTF32 CUTLASS kernels (fp32 at fp32 accuracy): every packed NCHW fp32 2-D ungrouped
+  // problem with filters up to 32x32 (forward, backward weights) and no dilation (backward
+  // data: CUTLASS's strided dgrad kernel); the problem's own layout NHWC is covered by
+  // gpu/implicit_gemm_3xtf32_gpu_test.cpp.
+  const bool tc32 =
+      packed && fp32 && two_d && p.groups() == 1 && p.pads()[1] >= 0 && p.pads()[2] >= 0;
+  const bool small_filter = p.filter_size()[1] <= 32 && p.filter_size()[2] <= 32;
+  if (s == "ImplicitGemm3xTf32Fwd") return fwd && tc32 && small_filter;
+  if (s == "ImplicitGemm3xTf32Bwd")
+    return bwd && tc32 && small_filter && p.dilations()[1] == 1 && p.dilations()[2] == 1;
+  if (s == "ImplicitGemm3xTf32Wrw") return wrw && tc32;
   return std::nullopt;
 }
 

@@ -25,6 +25,9 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();         // conv/implici
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_s1();      // conv/implicit_gemm_tc_bwd_s1.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_narrow();  // implicit_gemm_tc_bwd_narrow.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw();         // conv/implicit_gemm_tc_wrw.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_fwd();     // conv/implicit_gemm_3xtf32_fwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_bwd();     // conv/implicit_gemm_3xtf32_bwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_wrw();     // conv/implicit_gemm_3xtf32_wrw.cu
 #endif
 
 ConvSolverRegistry make_conv_registry() {
@@ -32,6 +35,9 @@ ConvSolverRegistry make_conv_registry() {
   // Forward
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({110, make_implicit_gemm_tc_fwd()});
+  // fp32 at fp32 accuracy (3xTF32): after the TF32 kernel, which is faster where TF32 is
+  // allowed; first for strict fp32.
+  list.push_back({115, make_implicit_gemm_3xtf32_fwd()});
 #endif
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
@@ -41,12 +47,14 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({114, make_implicit_gemm_tc_bwd_narrow()});
   list.push_back({113, make_implicit_gemm_tc_bwd_s1()});
   list.push_back({111, make_implicit_gemm_tc_bwd()});
+  list.push_back({116, make_implicit_gemm_3xtf32_bwd()});
 #endif
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({112, make_implicit_gemm_tc_wrw()});
+  list.push_back({117, make_implicit_gemm_3xtf32_wrw()});
 #endif
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});

@@ -39,6 +39,8 @@ double peak_flops(const DeviceRates& r, GemmMath math) {
       return r.tensor16_tflops * 1e12;
     case GemmMath::Tf32:
       return r.tf32_tflops * 1e12;
+    case GemmMath::Tf32x3:
+      return r.tf32_tflops * 1e12 / 3.0;
   }
   return r.fp32_tflops * 1e12;
 }

@@ -25,7 +25,8 @@ struct DeviceRates {
 };
 
 // Which unit a GEMM runs on.
-enum class GemmMath { Fp32, Tensor16, Tf32 };
+// Tf32x3: fp32 accuracy from three TF32 mma per step (CUTLASS's 3xTF32).
+enum class GemmMath { Fp32, Tensor16, Tf32, Tf32x3 };
 
 // Fixed cost of one kernel launch in a sequence of launches on one stream (ms).
 inline constexpr double kLaunchMs = 0.004;

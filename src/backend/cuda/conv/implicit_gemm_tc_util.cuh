@@ -66,6 +66,19 @@ struct TileConfig<float> {
   static constexpr int kStages = 3;
 };
 
+// fp32 at fp32 accuracy on TF32 tensor cores (3xTF32, CUTLASS's OpMultiplyAddFastF32): each
+// operand is split into a TF32 "big" part and the TF32-rounded rest, and big*big + big*small +
+// small*big are accumulated in fp32 (the small*small term, ~2^-22 of the product, is dropped):
+// three TF32 mma per step, so the k tile is halved against plain TF32 to keep the registers of
+// the split fragments; 4 stages (64 KiB). The tiles of CUTLASS's generator for its sm80
+// "fast accurate" tf32 kernels.
+struct TileConfig3xTf32 {
+  using Threadblock = cutlass::gemm::GemmShape<128, 128, 16>;
+  using Warp = cutlass::gemm::GemmShape<64, 64, 16>;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
+  static constexpr int kStages = 4;
+};
+
 // 128-bit accesses: the channel counts CUTLASS sees must be multiples of this (8 for 16-bit,
 // 4 for fp32); others are padded up to it in the workspace.
 template <class E>
@@ -222,14 +235,20 @@ inline Order order_of(const TensorDescriptor& t) {
 }
 
 // What every direction checks before asking CUTLASS.
+// exact_fp32: a 3xTF32 kernel, fp32 only and as accurate as fp32 math, so TF32's switch does
+// not concern it.
 inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem& p,
-                                  ConvDirection dir) {
+                                  ConvDirection dir, bool exact_fp32) {
   ANYDNN_REJECT_IF(p.direction() != dir, std::string("not a ") + direction_name(dir) + " problem");
   const miopenDataType_t t = p.data_type();
-  ANYDNN_REJECT_IF(t != miopenHalf && t != miopenBFloat16 && t != miopenFloat,
-                   "data type is not fp16, bf16 or fp32");
-  ANYDNN_REJECT_IF(t == miopenFloat && !ctx.config.conv_allow_tf32,
-                   "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
+  if (exact_fp32) {
+    ANYDNN_REJECT_IF(t != miopenFloat, "data type is not fp32 (the 3xTF32 kernel)");
+  } else {
+    ANYDNN_REJECT_IF(t != miopenHalf && t != miopenBFloat16 && t != miopenFloat,
+                     "data type is not fp16, bf16 or fp32");
+    ANYDNN_REJECT_IF(t == miopenFloat && !ctx.config.conv_allow_tf32,
+                     "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
+  }
   ANYDNN_REJECT_IF(backend_of(ctx).sm_version() < 80, "needs sm_80 or newer tensor cores");
   ANYDNN_REJECT_IF(p.spatial_dims() != 2, "only 2-D convolutions");
   ANYDNN_REJECT_IF(p.groups() != 1, "groups > 1");
@@ -405,6 +424,19 @@ class TcSolver : public ConvSolver {
     if constexpr (requires { Traits::kEfficiency; }) return Traits::kEfficiency;
     return direction_default;
   }
+  // kExactFp32: a 3xTF32 kernel (fp32 only, no TF32 switch; TileConfig3xTf32).
+  static constexpr bool kExactFp32 = [] {
+    if constexpr (requires { Traits::kExactFp32; }) return Traits::kExactFp32;
+    return false;
+  }();
+  // dispatch_element, but a 3xTF32 solver instantiates its kernel for float only.
+  template <class F>
+  static decltype(auto) dispatch(miopenDataType_t type, F&& f) {
+    if constexpr (kExactFp32)
+      return f(float{});
+    else
+      return dispatch_element(type, std::forward<F>(f));
+  }
 
  public:
   std::string_view name() const override { return Traits::kName; }
@@ -414,7 +446,7 @@ class TcSolver : public ConvSolver {
   bool deterministic() const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
-    if (Applicability a = check_common(ctx, p, Traits::kDirection); !a) return a;
+    if (Applicability a = check_common(ctx, p, Traits::kDirection, kExactFp32); !a) return a;
     // What can_implement would refuse, with a clearer reason; it still has the last word.
     ANYDNN_REJECT_IF(Traits::kDirection != ConvDirection::BackwardWeights &&
                          (p.filter_size()[1] > 32 || p.filter_size()[2] > 32),
@@ -429,7 +461,7 @@ class TcSolver : public ConvSolver {
                          " input channels (the narrow-tile kernel)");
     const WorkspacePlan wp = plan(ctx, p);
     const size_t smem = backend_of(ctx).properties().sharedMemPerBlockOptin;
-    return dispatch_element(p.data_type(), [&](auto e) {
+    return dispatch(p.data_type(), [&](auto e) {
       using Op = typename Traits::template Op<decltype(e)>;
       const size_t need = kSharedBytes<Op>;
       if (need > smem)
@@ -453,7 +485,9 @@ class TcSolver : public ConvSolver {
     const DeviceRates& r = be.rates();
     const WorkspacePlan wp = plan(ctx, p);
     const double elem = p.data_type() == miopenFloat ? 4.0 : 2.0;
-    const GemmMath math = p.data_type() == miopenFloat ? GemmMath::Tf32 : GemmMath::Tensor16;
+    const GemmMath math = kExactFp32                     ? GemmMath::Tf32x3
+                          : p.data_type() == miopenFloat ? GemmMath::Tf32
+                                                         : GemmMath::Tensor16;
     double ms = 0;
     for (const auto& [o, at] : {std::pair{&wp.x, wp.x_at}, {&wp.w, wp.w_at}, {&wp.y, wp.y_at}})
       if (at != WorkspacePlan::kNone)
@@ -467,7 +501,7 @@ class TcSolver : public ConvSolver {
     const double in_px = static_cast<double>(p.in_size()[1] * p.in_size()[2]);
     const double out_px = static_cast<double>(p.out_size()[1] * p.out_size()[2]);
     const double cp = static_cast<double>(wp.x.cp), kp = static_cast<double>(wp.w.rows_p);
-    dispatch_element(p.data_type(), [&](auto e) {
+    dispatch(p.data_type(), [&](auto e) {
       using Op = typename Traits::template Op<decltype(e)>;
       using Tile = typename Op::ThreadblockShape;
       const double tk = Tile::kK;
@@ -508,13 +542,20 @@ class TcSolver : public ConvSolver {
       const WorkspacePlan wp = plan(ctx, p);
       const bool staged = wp.y_at != WorkspacePlan::kNone;
       if (staged && p.data_type() == miopenFloat) return Applicability::yes();  // the copy back
-      ANYDNN_REJECT_IF(staged && needs.residual,
-                       "a residual on a staged 16-bit output (NCHW, or channels not a multiple "
-                       "of 8): CUTLASS would read z in its padded NHWC order");
-      ANYDNN_REJECT_IF(wp.y.cp > CudaBackend::kChannelIndexCount,
-                       "more than " + std::to_string(CudaBackend::kChannelIndexCount) +
-                           " output channels (the epilogue's channel index table)");
-      return fprop_epilogue_can_implement(p.data_type(), wp.ps);
+      // CUTLASS's fused output stage is instantiated for plain TF32 only (epilogue.cu).
+      if constexpr (kExactFp32) {
+        return Applicability::no(
+            "an epilogue in the output stage of a 3xTF32 kernel (only a "
+            "staged NCHW or padded output takes one)");
+      } else {
+        ANYDNN_REJECT_IF(staged && needs.residual,
+                         "a residual on a staged 16-bit output (NCHW, or channels not a multiple "
+                         "of 8): CUTLASS would read z in its padded NHWC order");
+        ANYDNN_REJECT_IF(wp.y.cp > CudaBackend::kChannelIndexCount,
+                         "more than " + std::to_string(CudaBackend::kChannelIndexCount) +
+                             " output channels (the epilogue's channel index table)");
+        return fprop_epilogue_can_implement(p.data_type(), wp.ps);
+      }
     }
   }
 
@@ -556,7 +597,7 @@ class TcSolver : public ConvSolver {
       if (dir != ConvDirection::Forward && wp.y_at != WorkspacePlan::kNone)
         stage_in(wp.y, b.y, y, elem, stream);
       void* op_ws = wp.op_bytes == 0 ? nullptr : ws + wp.op;
-      dispatch_element(type, [&](auto e) {
+      dispatch(type, [&](auto e) {
         using E = decltype(e);
         using Op = typename Traits::template Op<E>;
         switch (dir) {
@@ -630,7 +671,7 @@ class TcSolver : public ConvSolver {
     place(wp.y, wp.y_at);
     wp.ps = problem_size(p, cp, kp, 1);
     const int sms = backend_of(ctx).properties().multiProcessorCount;
-    dispatch_element(p.data_type(), [&](auto e) {
+    dispatch(p.data_type(), [&](auto e) {
       using E = decltype(e);
       using Op = typename Traits::template Op<E>;
       if constexpr (Traits::kSplitK) {
