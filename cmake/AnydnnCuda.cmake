@@ -3,7 +3,9 @@
 include(CheckLanguage)
 set(ANYDNN_CUDA_ENABLED OFF)
 if(ANYDNN_WITH_CUDA STREQUAL "ON" OR ANYDNN_WITH_CUDA STREQUAL "AUTO")
-  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  # Default sm_80 + sm_90; -DCMAKE_CUDA_ARCHITECTURES=... or CMake's CUDAARCHS environment
+  # variable (which enable_language reads; CI sets it to one architecture) choose others.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND "$ENV{CUDAARCHS}" STREQUAL "")
     set(CMAKE_CUDA_ARCHITECTURES 80 90)
   endif()
   check_language(CUDA)
