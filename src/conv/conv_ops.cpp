@@ -92,6 +92,8 @@ std::string conv_db_key(const Handle& handle, const ConvProblem& p) {
   // join); a deterministic descriptor leaves the non-deterministic solvers out. A record timed
   // under one setting says nothing about the other.
   if (p.data_type() == miopenFloat && handle.config().conv_allow_tf32) key += " tf32";
+  // The 3xTF32 solvers join strict fp32's set only when allowed.
+  if (p.data_type() == miopenFloat && handle.config().conv_allow_3xtf32) key += " 3xtf32";
   if (p.attributes().deterministic == 1) key += " deterministic";
   return key;
 }

@@ -132,6 +132,7 @@ Config Config::from_environment(std::string* warnings) {
   read_bool("MIOPEN_DEBUG_CONV_FFT", c.conv_fft_enabled, warnings);
   read_bool("MIOPEN_DEBUG_CONV_IMPLICIT_GEMM", c.conv_implicit_gemm_enabled, warnings);
   read_bool("ANYDNN_CONV_ALLOW_TF32", c.conv_allow_tf32, warnings);
+  read_bool("ANYDNN_CONV_3XTF32", c.conv_allow_3xtf32, warnings);
   return c;
 }
 

@@ -59,6 +59,11 @@ struct Config {
   // ANYDNN_CONV_ALLOW_TF32: fp32 convolutions may run on TF32 tensor cores (CUDA). Off by
   // default: TF32 errors (~1e-3) exceed MIOpen's fp32 tolerance (1.5e-6 rms).
   bool conv_allow_tf32 = false;
+  // ANYDNN_CONV_3XTF32: strict fp32 convolutions may run on the 3xTF32 tensor-core solvers
+  // (CUDA). Off by default: measured on an H100 their error is 1.6-2.2x cuBLAS SGEMM's on the
+  // same inputs (10x inside MIOpen's tolerance, but not fp32 math's), and they are slower than
+  // cuDNN's fp32 (docs/performance.md, "[gpu-conv] 3xTF32").
+  bool conv_allow_3xtf32 = false;
 
   // Builds a configuration from the current environment; unknown values fall back to the
   // default and leave a warning in `warnings`.

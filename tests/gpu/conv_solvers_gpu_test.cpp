@@ -104,6 +104,7 @@ TEST_P(CudaConvSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
   Config cfg;
+  cfg.conv_allow_3xtf32 = true;                    // opt-in solvers are tested alone too
   auto backend = make_cuda_backend(cfg, nullptr);  // legacy default stream: ordered with the
   const ExecutionContext ctx{cfg, *backend};       // test's cudaMemcpy / cudaMemset
   const auto* entry = backend->conv_solvers().find(GetParam());
@@ -161,6 +162,7 @@ TEST_P(CudaConvSolverAlone, MatchesReferenceWithTf32Allowed) {
   std::mt19937 rng(seed);
   Config cfg;
   cfg.conv_allow_tf32 = true;
+  cfg.conv_allow_3xtf32 = true;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
   const auto* entry = backend->conv_solvers().find(GetParam());

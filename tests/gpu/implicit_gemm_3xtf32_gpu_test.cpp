@@ -1,13 +1,17 @@
-// The 3xTF32 CUTLASS solvers (ImplicitGemm3xTf32{Fwd,Bwd,Wrw}): fp32 at fp32 accuracy on tensor
-// cores, taken without ANYDNN_CONV_ALLOW_TF32. What makes them the default fp32 path is that
-// they are as accurate as fp32 math on CUDA cores, so that is what is tested: on the same random
-// inputs, each 3xTF32 solver and the SIMT fp32 solver of its direction (cuBLAS SGEMM with
-// CUBLAS_COMPUTE_32F: GemmFwdRest, GemmBwdRest, GemmWrwUniversal) run against the double
-// reference, and the 3xTF32 error summed over the problems may not exceed the SIMT one, nor any
-// single problem's exceed MIOpen's fp32 tolerance. Problems: every fp32 line of the shared list
-// the solver takes, plus NHWC ones (aligned in place, and padded) and ResNet-like layers with long
-// reductions (576-4608 terms), where accumulation error grows. The per-solver test on the whole
-// list (CudaConvSolverAlone, with its promises) runs them too.
+// The 3xTF32 CUTLASS solvers (ImplicitGemm3xTf32{Fwd,Bwd,Wrw}): fp32 near fp32 accuracy on
+// tensor cores. They could be the default fp32 path only if they were as accurate as fp32 math on
+// CUDA cores, so that is what is measured: on the same random inputs, each 3xTF32 solver and the
+// SIMT fp32 solver of its direction (cuBLAS SGEMM with CUBLAS_COMPUTE_32F: GemmFwdRest,
+// GemmBwdRest, GemmWrwUniversal) run against the double reference, over every fp32 line of the
+// shared list the solver takes, plus NHWC ones (aligned in place, and padded) and ResNet-like
+// layers with long reductions (576-4608 terms). On an H100 (2026-12-07) the 3xTF32 error summed
+// over the problems was 1.6x (forward), 2.2x (backward data) and 2.0x (backward weights) the
+// SGEMM one; every problem stayed 10x inside MIOpen's fp32 tolerance. So they are opt-in
+// (ANYDNN_CONV_3XTF32=1), and the tests hold both facts: with the switch, each problem within
+// MIOpen's tolerance and the summed error within 3x SGEMM's (a regression bound over the measured
+// 1.6-2.2x); without it, strict fp32 never reaches them. Should a kernel ever match SGEMM's
+// error (ratio <= 1), it may become the default. The per-solver test on the whole list
+// (CudaConvSolverAlone, with its promises) runs them too, switch on.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -108,7 +112,8 @@ TEST_P(ImplicitGemm3xTf32, AsAccurateAsFp32OnCudaCores) {
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
   std::mt19937 rng(seed);
-  Config cfg;  // TF32 not allowed: strict fp32
+  Config cfg;  // TF32 not allowed: strict fp32, the 3xTF32 solvers allowed
+  cfg.conv_allow_3xtf32 = true;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
   const auto* e3 = backend->conv_solvers().find(solver_3x(dir));
@@ -147,20 +152,24 @@ TEST_P(ImplicitGemm3xTf32, AsAccurateAsFp32OnCudaCores) {
   ASSERT_GT(compared, 5) << "too few problems compared";
   std::printf("  summed relative rms over %d problems: %s %.3e, %s %.3e (ratio %.2f)\n", compared,
               solver_3x(dir), sum3, solver_simt(dir), sums, sum3 / sums);
-  EXPECT_LE(sum3, sums) << solver_3x(dir) << " is less accurate than fp32 on CUDA cores";
+  // Measured 1.6-2.2x: why the solvers are opt-in. Past 3x, the kernel itself got worse.
+  EXPECT_LE(sum3, 3.0 * sums) << solver_3x(dir) << " lost accuracy against fp32 on CUDA cores";
 }
 
 INSTANTIATE_TEST_SUITE_P(Directions, ImplicitGemm3xTf32, ::testing::ValuesIn(kDirections),
                          [](const auto& info) { return std::string(solver_3x(info.param)); });
 
-// Strict fp32 (TF32 not allowed) goes to the 3xTF32 kernels: they take a packed fp32 problem
-// without the switch, they come first among the applicable solvers of their direction, and
-// they turn down 16-bit types with a reason.
-TEST(ImplicitGemm3xTf32Registry, FirstForStrictFp32AndFp32Only) {
+// With ANYDNN_CONV_3XTF32=1 strict fp32 (TF32 not allowed) goes to the 3xTF32 kernels: they come
+// first among the applicable solvers of their direction and turn down 16-bit types with a
+// reason. Without it they take nothing, and say why.
+TEST(ImplicitGemm3xTf32Registry, OptInFirstForStrictFp32AndFp32Only) {
   REQUIRE_GPU();
   Config cfg;
+  cfg.conv_allow_3xtf32 = true;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
+  const Config off;
+  const ExecutionContext ctx_off{off, *backend};
   for (const ConvDirection dir : kDirections) {
     ConvSpec spec;
     ASSERT_FALSE(
@@ -172,6 +181,11 @@ TEST(ImplicitGemm3xTf32Registry, FirstForStrictFp32AndFp32Only) {
       EXPECT_EQ(e.solver->name(), solver_3x(dir));
       break;
     }
+    const Applicability not_allowed =
+        backend->conv_solvers().find(solver_3x(dir))->solver->applicable(ctx_off, p);
+    EXPECT_FALSE(not_allowed);
+    EXPECT_NE(not_allowed.reason.find("ANYDNN_CONV_3XTF32=1"), std::string::npos)
+        << not_allowed.reason;
     ConvSpec half;
     ASSERT_FALSE(
         driver::parse_conv_line("convfp16 -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1", half));

@@ -35,8 +35,8 @@ ConvSolverRegistry make_conv_registry() {
   // Forward
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({110, make_implicit_gemm_tc_fwd()});
-  // fp32 at fp32 accuracy (3xTF32): after the TF32 kernel, which is faster where TF32 is
-  // allowed; first for strict fp32.
+  // fp32 near fp32 accuracy (3xTF32), opt-in (ANYDNN_CONV_3XTF32=1): after the TF32 kernel,
+  // which is faster where TF32 is allowed.
   list.push_back({115, make_implicit_gemm_3xtf32_fwd()});
 #endif
   list.push_back({5, make_gemm_fwd_1x1()});

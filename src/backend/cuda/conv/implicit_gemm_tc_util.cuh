@@ -235,14 +235,16 @@ inline Order order_of(const TensorDescriptor& t) {
 }
 
 // What every direction checks before asking CUTLASS.
-// exact_fp32: a 3xTF32 kernel, fp32 only and as accurate as fp32 math, so TF32's switch does
-// not concern it.
+// exact_fp32: a 3xTF32 kernel, fp32 only, near fp32 accuracy: TF32's switch does not concern
+// it, its own does (Config::conv_allow_3xtf32).
 inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem& p,
                                   ConvDirection dir, bool exact_fp32) {
   ANYDNN_REJECT_IF(p.direction() != dir, std::string("not a ") + direction_name(dir) + " problem");
   const miopenDataType_t t = p.data_type();
   if (exact_fp32) {
     ANYDNN_REJECT_IF(t != miopenFloat, "data type is not fp32 (the 3xTF32 kernel)");
+    ANYDNN_REJECT_IF(!ctx.config.conv_allow_3xtf32,
+                     "3xTF32 not allowed (ANYDNN_CONV_3XTF32=1): 1.6-2.2x SGEMM's error");
   } else {
     ANYDNN_REJECT_IF(t != miopenHalf && t != miopenBFloat16 && t != miopenFloat,
                      "data type is not fp16, bf16 or fp32");
