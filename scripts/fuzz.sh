@@ -56,6 +56,21 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   echo "fuzz build: $(($(date +%s) - start)) s"
 fi
 
+# --ci: the same executions must give the same coverage on every run. Address-space layout
+# randomisation breaks that (code paths that depend on pointer values, e.g. alignment checks,
+# differ from process to process, and so does libFuzzer's corpus), so the seeded runs go
+# without it where the kernel lets setarch turn it off (Docker's default seccomp profile does
+# not); -reload=0 keeps libFuzzer from re-reading its corpus on a timer.
+fixed_layout=()
+if [ "$ci" = 1 ]; then
+  if setarch "$(uname -m)" -R true 2>/dev/null; then
+    fixed_layout=(setarch "$(uname -m)" -R)
+  else
+    echo "fuzz.sh: address randomisation stays on (setarch -R refused): the executions and results" \
+      "are fixed, the coverage counts may differ between runs" >&2
+  fi
+fi
+
 # One thread: threads slow fuzzing down and confuse leak checks.
 export OMP_NUM_THREADS=1 ANYDNN_NUM_THREADS=1 MIOPEN_BACKEND=cpu
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1
@@ -92,7 +107,8 @@ run_one() {
     local inputs=("$root/fuzz/corpus/$h"/*)
     "$build/bin/$h" -timeout=60 -rss_limit_mb=4096 -detect_leaks=1 -close_fd_mask=3 \
       -artifact_prefix="$artifacts/$h-replay-" "${inputs[@]}" >"$logs/$h.replay.log" 2>&1 || return
-    "$build/bin/$h" -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-${ci_runs[$h]}}" \
+    "${fixed_layout[@]}" "$build/bin/$h" -seed="${FUZZ_SEED:-1}" \
+      -runs="${FUZZ_RUNS:-${ci_runs[$h]}}" -reload=0 \
       -max_total_time=900 -timeout=60 -rss_limit_mb=4096 -detect_leaks=1 -close_fd_mask=3 \
       -print_final_stats=1 -artifact_prefix="$artifacts/$h-" \
       "$scratch/$h" "$root/fuzz/corpus/$h" >"$logs/$h.log" 2>&1
