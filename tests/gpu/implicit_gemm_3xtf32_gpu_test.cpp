@@ -106,7 +106,7 @@ double run_error(const ExecutionContext& ctx, const ConvSolver& s, const ConvPro
 
 class ImplicitGemm3xTf32 : public ::testing::TestWithParam<ConvDirection> {};
 
-TEST_P(ImplicitGemm3xTf32, AsAccurateAsFp32OnCudaCores) {
+TEST_P(ImplicitGemm3xTf32, ErrorWithin3xOfFp32OnCudaCores) {
   REQUIRE_GPU();
   const ConvDirection dir = GetParam();
   const unsigned seed = test::fresh_seed();

@@ -5,10 +5,6 @@
 // implicit_gemm_tc_util.cuh.
 #include "backend/cuda/conv/implicit_gemm_tc_util.cuh"
 #include "cutlass/conv/kernel/default_conv2d_wgrad.h"
-#include "cutlass/matrix_shape.h"
-#include "cutlass/reduction/device/reduce_split_k.h"
-#include "cutlass/reduction/kernel/reduce_split_k.h"
-#include "cutlass/reduction/thread/reduction_operators.h"
 
 namespace anydnn::cuda {
 namespace {
@@ -28,11 +24,6 @@ struct Wrw3xTf32Traits {
       cutlass::arch::OpMultiplyAddFastF32, cutlass::conv::IteratorAlgorithm::kOptimized>::Kernel;
   template <class E>
   using Op = cutlass::conv::device::ImplicitGemmConvolution<Kernel<E>>;
-  template <class E>
-  using Reduction =
-      cutlass::reduction::device::ReduceSplitK<cutlass::reduction::kernel::ReduceSplitK<
-          cutlass::MatrixShape<4, 32 * tc::kAlignment<float>>, tc::Epilogue<float>,
-          cutlass::reduction::thread::ReduceAdd<float, float, tc::kAlignment<float>>>>;
 };
 
 class ImplicitGemm3xTf32Wrw final : public tc::TcSolver<Wrw3xTf32Traits> {};

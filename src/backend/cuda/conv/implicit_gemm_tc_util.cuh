@@ -40,7 +40,11 @@
 #include "cutlass/epilogue/thread/linear_combination.h"
 #include "cutlass/gemm/threadblock/threadblock_swizzle.h"
 #include "cutlass/layout/tensor.h"
+#include "cutlass/matrix_shape.h"
 #include "cutlass/numeric_types.h"
+#include "cutlass/reduction/device/reduce_split_k.h"
+#include "cutlass/reduction/kernel/reduce_split_k.h"
+#include "cutlass/reduction/thread/reduction_operators.h"
 #include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda::tc {
@@ -336,6 +340,14 @@ void run_cutlass(const cutlass::conv::Conv2dProblemSize& ps, const void* a, cons
                                               << cudaGetErrorString(cudaGetLastError()) << ")");
 }
 
+// Parallel split-K's reduction: the fp32 partials -> E, 128-bit stores; 4 x 32 threads per block
+// (CUTLASS's wgrad example). Every split-K solver (Traits::kSplitK) sums its slices with it.
+template <class E>
+using SplitKReduction =
+    cutlass::reduction::device::ReduceSplitK<cutlass::reduction::kernel::ReduceSplitK<
+        cutlass::MatrixShape<4, 32 * kAlignment<E>>, Epilogue<E>,
+        cutlass::reduction::thread::ReduceAdd<float, float, kAlignment<E>>>>;
+
 // Sums the slices of parallel split-K (slice after slice, the same order every run) into the
 // first `rows` rows of out (row-major, `cols` per row), converted to out's type.
 template <class Red>
@@ -407,7 +419,7 @@ inline size_t align_up(size_t v) {
 //   BackwardData:    A = dy, B = w, C = dx
 //   BackwardWeights: A = dy, B = x, C = dw
 // Traits::kSplitK (backward weights): Op<E> writes fp32 (ElementC = float) and
-// Traits::Reduction<E> sums its split-K partials into E.
+// SplitKReduction<E> sums its split-K partials into E.
 template <class Traits>
 class TcSolver : public ConvSolver {
   // Optional traits: kUnitStrideOnly (a kernel built for stride 1 only), kMaxInputChannels and
@@ -621,8 +633,8 @@ class TcSolver : public ConvSolver {
                 auto* partials = static_cast<float*>(op_ws);
                 run_cutlass<Op>(wp.ps, y, x, partials, wp.mode, partials, stream);
                 const size_t cols = wp.w.hw * wp.w.cp;
-                run_reduction<typename Traits::template Reduction<E>>(
-                    wp.w.rows, cols, wp.w.rows_p * cols, wp.ps.split_k_slices, partials, w, stream);
+                run_reduction<SplitKReduction<E>>(wp.w.rows, cols, wp.w.rows_p * cols,
+                                                  wp.ps.split_k_slices, partials, w, stream);
                 break;
               }
             }

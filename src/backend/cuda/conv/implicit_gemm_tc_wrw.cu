@@ -3,10 +3,6 @@
 // and what is accepted, is in implicit_gemm_tc_util.cuh.
 #include "backend/cuda/conv/implicit_gemm_tc_util.cuh"
 #include "cutlass/conv/kernel/default_conv2d_wgrad.h"
-#include "cutlass/matrix_shape.h"
-#include "cutlass/reduction/device/reduce_split_k.h"
-#include "cutlass/reduction/kernel/reduce_split_k.h"
-#include "cutlass/reduction/thread/reduction_operators.h"
 
 namespace anydnn::cuda {
 namespace {
@@ -17,8 +13,8 @@ struct WrwTraits {
   // GEMM K is N*P*Q (~100k for ResNet layers) while M x N = K x C*R*S is often a handful of
   // tiles: the reduction is split over several thread blocks (parallel split-K, slice count in
   // TcSolver's plan). Each slice writes its fp32 partial sum, hence ElementC = float for every
-  // type, and Reduction<E> adds the slices in a fixed order and converts to E: deterministic,
-  // unlike atomics or serial split-K's arrival order.
+  // type, and tc::SplitKReduction<E> adds the slices in a fixed order and converts to E:
+  // deterministic, unlike atomics or serial split-K's arrival order.
   static constexpr bool kSplitK = true;
   template <class E>
   using Kernel = typename cutlass::conv::kernel::DefaultConv2dWgrad<
@@ -30,12 +26,6 @@ struct WrwTraits {
       cutlass::arch::OpMultiplyAdd, cutlass::conv::IteratorAlgorithm::kOptimized>::Kernel;
   template <class E>
   using Op = cutlass::conv::device::ImplicitGemmConvolution<Kernel<E>>;
-  // fp32 partials -> E, 128-bit stores; 4 x 32 threads per block (CUTLASS's wgrad example).
-  template <class E>
-  using Reduction =
-      cutlass::reduction::device::ReduceSplitK<cutlass::reduction::kernel::ReduceSplitK<
-          cutlass::MatrixShape<4, 32 * tc::kAlignment<E>>, tc::Epilogue<E>,
-          cutlass::reduction::thread::ReduceAdd<float, float, tc::kAlignment<E>>>>;
 };
 
 class ImplicitGemmTensorCoreWrw final : public tc::TcSolver<WrwTraits> {};
