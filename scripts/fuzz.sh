@@ -50,7 +50,8 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   . "$root/scripts/ccache-env.sh"
   start=$(date +%s)
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     -DANYDNN_FUZZ=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_TESTS=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
   cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}"
   echo "fuzz build: $(($(date +%s) - start)) s"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ThreadSanitizer (docs/reliability.md): builds the concurrency tests (16 threads with a handle
 # each, one handle used by threads in turn, the find-db under concurrent and killed writers) and
-# MIOpenDriver with clang -fsanitize=thread into ${BUILD_DIR:-build-tsan}, and runs them.
+# MIOpenDriver with clang -fsanitize=thread into ${BUILD_DIR:-build-tsan}, and runs them. The
+# build takes the portable CPU kernels only (ANYDNN_PORTABLE_KERNELS): the AVX2 / AVX-512 copies
+# run inside the same parallel loops, and instrumented they took minutes to compile.
 # OpenMP: the build uses LLVM's libomp, and its Archer tool (libarcher.so, from libomp-dev) is
 # loaded through OMP_TOOL_LIBRARIES, so TSan sees OpenMP's own synchronisation (barriers, the end
 # of a parallel region) and checks what the threads of our parallel loops touch; no
@@ -15,8 +17,9 @@ build=${BUILD_DIR:-$root/build-tsan}
 . "$root/scripts/ccache-env.sh"
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
-  -DANYDNN_TSAN=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DANYDNN_TSAN=ON -DANYDNN_PORTABLE_KERNELS=ON -DANYDNN_WITH_CUDA=OFF -DANYDNN_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target anydnn_concurrency_tests MIOpenDriver
 echo "tsan build: $(($(date +%s) - start)) s"
 
