@@ -30,6 +30,19 @@ size_t round16(size_t n) {
   return (n + 15) / 16 * 16;
 }
 
+// Where frame / spectrum q of a batch starts, in floats / complex values: 64-byte steps. FFTW's
+// new-array execute functions are documented for arrays with the alignment the plan was made
+// on (a FFTW_MEASURE plan may pick SIMD codelets that assume it). Frames packed at Hf * Wf
+// floats (odd for odd sizes) ran the single-plane plans of a last, short batch at other
+// alignments; FFTW 3.3.10 gave the right results there in a probe of 144 sizes, but that is
+// not a promise.
+long frame_stride(long hf, long wf) {
+  return static_cast<long>(round16(static_cast<size_t>(hf * wf)));
+}
+long spectrum_stride(long bins) {
+  return (bins + 7) / 8 * 8;
+}
+
 // dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols, of complex values moved as
 // 64-bit words. One side is a batch of at most kBatch spectra, so walking the long side in the
 // outer loop keeps the short side's kBatch lines in L1.
@@ -105,9 +118,10 @@ FftConvPlan::FftConvPlan(const ConvProblem& p, int threads)
       break;
   }
   const int dims[2] = {static_cast<int>(hf_), static_cast<int>(wf_)};
-  const int real = static_cast<int>(hf_ * wf_), bins = static_cast<int>(bins_);
+  const int real = static_cast<int>(frame_stride(hf_, wf_));
+  const int bins = static_cast<int>(spectrum_stride(bins_));
   // FFTW_MEASURE overwrites the arrays it plans with: plan on buffers of our own, with the
-  // alignment the run-time buffers have (64 bytes).
+  // alignment every run-time frame and spectrum has (64 bytes: frame_stride).
   float* rbuf = fftwf_alloc_real(static_cast<size_t>(real) * kBatch);
   fftwf_complex* cbuf = fftwf_alloc_complex(static_cast<size_t>(bins) * kBatch);
   std::lock_guard<std::mutex> lock(fftw_planner_lock());
@@ -126,8 +140,8 @@ FftConvPlan::FftConvPlan(const ConvProblem& p, int threads)
 FftConvPlan::~FftConvPlan() = default;
 
 size_t FftConvPlan::thread_floats() const {
-  return round16(static_cast<size_t>(hf_ * wf_) * kBatch) +
-         round16(2 * static_cast<size_t>(bins_) * kBatch);
+  return static_cast<size_t>(frame_stride(hf_, wf_)) * kBatch +
+         2 * static_cast<size_t>(spectrum_stride(bins_)) * kBatch;
 }
 
 size_t FftConvPlan::workspace_bytes() const {
@@ -152,6 +166,7 @@ void FftConvPlan::run(void* xv, void* wv, void* yv, void* workspace) const {
   const float* w = static_cast<const float*>(wv);
   float* y = static_cast<float*>(yv);
   const long real = hf_ * wf_;
+  const long fstride = frame_stride(hf_, wf_), sstride = spectrum_stride(bins_);
   const float scale = 1.0f / static_cast<float>(real);
   const long in_plane = h_ * w_, out_plane = oh_ * ow_, filter_plane = r_ * s_;
 
@@ -175,7 +190,7 @@ void FftConvPlan::run(void* xv, void* wv, void* yv, void* workspace) const {
 #pragma omp parallel num_threads(threads_)
   {
     float* frames = reals + static_cast<size_t>(omp_get_thread_num()) * thread_floats();
-    cfloat* spectra = reinterpret_cast<cfloat*>(frames + round16(real * kBatch));
+    cfloat* spectra = reinterpret_cast<cfloat*>(frames + fstride * kBatch);
     // Planes [j0, j0 + count) of a source -> frames -> spectra -> out[bin][plane].
     const auto forward = [&](const Source& src, long planes, cfloat* out, long g) {
       const long batches = (planes + kBatch - 1) / kBatch;
@@ -186,7 +201,7 @@ void FftConvPlan::run(void* xv, void* wv, void* yv, void* workspace) const {
           const long j = j0 + q, img = j / src.per_image, idx = j % src.per_image;
           const float* plane =
               src.data + src.group_offset * g + img * src.image_stride + idx * src.plane_stride;
-          float* frame = frames + q * real;
+          float* frame = frames + q * fstride;
           std::fill(frame, frame + real, 0.0f);
           for (long i = 0; i < src.rows; ++i)
             std::copy(plane + i * src.cols, plane + (i + 1) * src.cols,
@@ -194,9 +209,9 @@ void FftConvPlan::run(void* xv, void* wv, void* yv, void* workspace) const {
         }
         fftwf_plan plan = count == kBatch ? pl.r2c : pl.r2c_one;
         for (long q = 0; q < (count == kBatch ? 1 : count); ++q)
-          fftwf_execute_dft_r2c(plan, frames + q * real,
-                                reinterpret_cast<fftwf_complex*>(spectra + q * bins_));
-        transpose_spectra(spectra, bins_, reinterpret_cast<uint64_t*>(out) + j0, planes, count,
+          fftwf_execute_dft_r2c(plan, frames + q * fstride,
+                                reinterpret_cast<fftwf_complex*>(spectra + q * sstride));
+        transpose_spectra(spectra, sstride, reinterpret_cast<uint64_t*>(out) + j0, planes, count,
                           bins_);
       }
     };
@@ -226,15 +241,15 @@ void FftConvPlan::run(void* xv, void* wv, void* yv, void* workspace) const {
 #pragma omp for schedule(static)
       for (long bi = 0; bi < batches; ++bi) {
         const long j0 = bi * kBatch, count = std::min<long>(kBatch, pl.planes_c - j0);
-        transpose_spectra(c + j0, pl.planes_c, reinterpret_cast<uint64_t*>(spectra), bins_, bins_,
+        transpose_spectra(c + j0, pl.planes_c, reinterpret_cast<uint64_t*>(spectra), sstride, bins_,
                           count);
         fftwf_plan plan = count == kBatch ? pl.c2r : pl.c2r_one;
         for (long q = 0; q < (count == kBatch ? 1 : count); ++q)
-          fftwf_execute_dft_c2r(plan, reinterpret_cast<fftwf_complex*>(spectra + q * bins_),
-                                frames + q * real);
+          fftwf_execute_dft_c2r(plan, reinterpret_cast<fftwf_complex*>(spectra + q * sstride),
+                                frames + q * fstride);
         for (long q = 0; q < count; ++q) {
           const long j = j0 + q;
-          const float* frame = frames + q * real;
+          const float* frame = frames + q * fstride;
           float* dst;
           long rows, cols, top, left;
           if (fwd) {
