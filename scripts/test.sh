@@ -8,8 +8,8 @@ ANYDNN_PYTHON_DEPS=1 "$root/scripts/build.sh" "$@"
 cd "${BUILD_DIR:-$root/build}"
 # ctest -j N runs N test programs at once on N cores, each with OpenMP teams of N threads.
 # libgomp's default wait policy spins at every barrier and idle wait, burning the core the
-# other program needs: passive waiting took the suite from 95 s to 50 s on a sample of its
-# convolution tests (2 cores; docs/testing.md). The caller's own setting wins.
+# other program needs: passive waiting took the CPU suite from 476 s to 173 s on 2 cores
+# (docs/testing.md, "CI"). The caller's own setting wins.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 if nvidia-smi -L > /dev/null 2>&1; then
   ctest --output-on-failure -j "$(nproc)"

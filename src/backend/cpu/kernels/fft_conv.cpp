@@ -34,8 +34,8 @@ size_t round16(size_t n) {
 // new-array execute functions are documented for arrays with the alignment the plan was made
 // on (a FFTW_MEASURE plan may pick SIMD codelets that assume it). Frames packed at Hf * Wf
 // floats (odd for odd sizes) ran the single-plane plans of a last, short batch at other
-// alignments; FFTW 3.3.10 gave the right results there in a probe of 144 sizes, but that is
-// not a promise.
+// alignments; FFTW 3.3.10 gave the right results there in a probe (r2c and c2r, 52 frame
+// sizes), but that is not a promise.
 long frame_stride(long hf, long wf) {
   return static_cast<long>(round16(static_cast<size_t>(hf * wf)));
 }
