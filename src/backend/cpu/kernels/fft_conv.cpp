@@ -118,18 +118,19 @@ FftConvPlan::FftConvPlan(const ConvProblem& p, int threads)
       break;
   }
   const int dims[2] = {static_cast<int>(hf_), static_cast<int>(wf_)};
-  const int real = static_cast<int>(frame_stride(hf_, wf_));
-  const int bins = static_cast<int>(spectrum_stride(bins_));
+  // Distances between a batch's frames and between its spectra (idist / odist).
+  const int rdist = static_cast<int>(frame_stride(hf_, wf_));
+  const int cdist = static_cast<int>(spectrum_stride(bins_));
   // FFTW_MEASURE overwrites the arrays it plans with: plan on buffers of our own, with the
   // alignment every run-time frame and spectrum has (64 bytes: frame_stride).
-  float* rbuf = fftwf_alloc_real(static_cast<size_t>(real) * kBatch);
-  fftwf_complex* cbuf = fftwf_alloc_complex(static_cast<size_t>(bins) * kBatch);
+  float* rbuf = fftwf_alloc_real(static_cast<size_t>(rdist) * kBatch);
+  fftwf_complex* cbuf = fftwf_alloc_complex(static_cast<size_t>(cdist) * kBatch);
   std::lock_guard<std::mutex> lock(fftw_planner_lock());
   for (int batch : {kBatch, 1}) {
-    fftwf_plan r = fftwf_plan_many_dft_r2c(2, dims, batch, rbuf, nullptr, 1, real, cbuf, nullptr, 1,
-                                           bins, kFlags);
-    fftwf_plan c = fftwf_plan_many_dft_c2r(2, dims, batch, cbuf, nullptr, 1, bins, rbuf, nullptr, 1,
-                                           real, kFlags);
+    fftwf_plan r = fftwf_plan_many_dft_r2c(2, dims, batch, rbuf, nullptr, 1, rdist, cbuf, nullptr,
+                                           1, cdist, kFlags);
+    fftwf_plan c = fftwf_plan_many_dft_c2r(2, dims, batch, cbuf, nullptr, 1, cdist, rbuf, nullptr,
+                                           1, rdist, kFlags);
     (batch == 1 ? plans_->r2c_one : plans_->r2c) = r;
     (batch == 1 ? plans_->c2r_one : plans_->c2r) = c;
   }
