@@ -57,6 +57,13 @@ if(ANYDNN_CUDA_ENABLED)
     "CUTLASS include directory (holds cutlass/cutlass.h); empty: ask python3 for nvidia-cutlass")
   if(ANYDNN_HAVE_CUTLASS)
     message(STATUS "anydnn CUTLASS headers: ${ANYDNN_CUTLASS_INCLUDE_DIR}")
+    # CUTLASS's sm90 convolution collectives include cutlass/util/packed_stride.hpp, which the
+    # wheel keeps beside include/ in tools/util/include.
+    get_filename_component(ANYDNN_CUTLASS_UTIL_INCLUDE_DIR
+      "${ANYDNN_CUTLASS_INCLUDE_DIR}/../tools/util/include" ABSOLUTE)
+    if(NOT EXISTS "${ANYDNN_CUTLASS_UTIL_INCLUDE_DIR}/cutlass/util/packed_stride.hpp")
+      set(ANYDNN_CUTLASS_UTIL_INCLUDE_DIR "")
+    endif()
   else()
     message(STATUS "anydnn CUTLASS headers: not found (pip install nvidia-cutlass, or set "
                    "ANYDNN_CUTLASS_INCLUDE_DIR); the CUDA tensor-core conv solvers are left out")

@@ -49,7 +49,10 @@ case "${1:-}" in
     python3 - "$out/cutlass" "$deps"/nvidia_cutlass-*.whl << 'PY'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[2]) as z:
-    z.extractall(sys.argv[1], [n for n in z.namelist() if n.startswith("cutlass_library/source/include/")])
+    # include/, and tools/util/include/ (cutlass/util/packed_stride.hpp: the sm90 convolutions'
+    # collectives include it).
+    z.extractall(sys.argv[1], [n for n in z.namelist() if n.startswith(
+        ("cutlass_library/source/include/", "cutlass_library/source/tools/util/include/"))])
 PY
     # The newest cuDNN frontend wheel fetched, if any (older .deps/ folders have none).
     fe_args=""

@@ -61,6 +61,15 @@ inline bool gpu_present() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+// The current device's compute capability as 10 * major + minor (90 for an H100), 0 without one.
+inline int cuda_sm_version() {
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+    return 0;
+  return prop.major * 10 + prop.minor;
+}
+
 // Each GPU test starts with this: the suite only runs where a GPU is (label gpu), so a missing
 // device is a failure, not a skip.
 #define REQUIRE_GPU() ASSERT_TRUE(::anydnn::test::gpu_present()) << "no CUDA device"

@@ -19,6 +19,7 @@
 #include "core/config.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "gpu/conv_solver_check.hpp"
 #include "gpu/gpu_test_util.hpp"
 #include "problem/conv_problem.hpp"
 #include "solver/conv_solver.hpp"
@@ -70,48 +71,6 @@ Config tf32_config(bool allow) {
   return cfg;
 }
 
-// Runs `solver` alone on random inputs with a poisoned output and workspace: checked against the
-// double reference, then run again for the same bits.
-void run_and_check(const ExecutionContext& ctx, const ConvSpec& spec, const ConvProblem& p,
-                   const ConvSolver& solver, std::mt19937& rng) {
-  const ConvDirection dir = p.direction();
-  HostTensor x = test::host_tensor(p.x()), w = test::host_tensor(p.w()),
-             y = test::host_tensor(p.y());
-  HostTensor* out = dir == ConvDirection::Forward        ? &y
-                    : dir == ConvDirection::BackwardData ? &x
-                                                         : &w;
-  for (HostTensor* t : {&x, &w, &y})
-    if (t != out) test::fill_random(*t, rng);
-  const auto expected = test::conv_reference(p, test::conv_params(spec), x, w, y);
-
-  test::DeviceTensor dx(x), dw(w), dy(y);
-  test::DeviceTensor* dout = out == &x ? &dx : out == &w ? &dw : &dy;
-  ASSERT_NE(dx.data(), nullptr);
-  ASSERT_NE(dw.data(), nullptr);
-  ASSERT_NE(dy.data(), nullptr);
-  dout->poison();
-  const size_t ws_size = solver.workspace_size(ctx, p);
-  test::DeviceTensor ws(ws_size);
-  ws.poison();  // the solver must not read workspace it did not write
-  solver.make_invoker(ctx, p)(
-      ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
-  ASSERT_CUDA_OK(cudaGetLastError());
-  dout->download(*out);
-  ASSERT_CUDA_OK(cudaGetLastError());
-  const double err = ref::relative_rms(expected, ref::to_logical(out->view()));
-  EXPECT_LE(err, tolerance(p)) << solver.name();
-
-  // Deterministic (split-K included): a second run on a re-poisoned output, same bits.
-  HostTensor again = *out;
-  dout->poison();
-  solver.make_invoker(ctx, p)(
-      ConvBuffers{dx.data(), dw.data(), dy.data(), ws_size == 0 ? nullptr : ws.data(), ws_size});
-  ASSERT_CUDA_OK(cudaGetLastError());
-  dout->download(again);
-  ASSERT_CUDA_OK(cudaGetLastError());
-  EXPECT_TRUE(again.bytes == out->bytes) << solver.name() << " is not deterministic";
-}
-
 class ImplicitGemmTc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
@@ -154,7 +113,7 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
         }
         first = false;
       }
-      run_and_check(ctx, spec, p, solver, rng);
+      test::run_and_check(ctx, spec, p, solver, rng, tolerance(p));
     }
   }
 }

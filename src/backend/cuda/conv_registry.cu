@@ -29,10 +29,30 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_fwd();     // conv/implici
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_bwd();     // conv/implicit_gemm_3xtf32_bwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_wrw();     // conv/implicit_gemm_3xtf32_wrw.cu
 #endif
+#if ANYDNN_HAVE_WGMMA  // CUTLASS sm90 (TMA + wgmma) solvers, sm_90a code (src/CMakeLists.txt)
+// One per line of wgmma::kConfigs (conv/implicit_gemm_configs.hpp), in
+// conv/implicit_gemm_wgmma_*.cu.
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_128x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_128x128c2();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_128x64();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_64x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_128x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_128x64();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_64x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_128x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_64x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_128x64();
+#endif
 
 ConvSolverRegistry make_conv_registry() {
   std::vector<ConvSolverEntry> list;
   // Forward
+#if ANYDNN_HAVE_WGMMA
+  list.push_back({118, make_implicit_gemm_wgmma_fwd_128x128()});
+  list.push_back({119, make_implicit_gemm_wgmma_fwd_128x128c2()});
+  list.push_back({120, make_implicit_gemm_wgmma_fwd_128x64()});
+  list.push_back({121, make_implicit_gemm_wgmma_fwd_64x128()});
+#endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({110, make_implicit_gemm_tc_fwd()});
   // fp32 near fp32 accuracy (3xTF32), opt-in (ANYDNN_CONV_3XTF32=1): after the TF32 kernel,
@@ -43,6 +63,11 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({2, make_gemm_fwd_rest()});
   list.push_back({100, make_conv_direct_fwd_cuda()});
   // Backward data
+#if ANYDNN_HAVE_WGMMA
+  list.push_back({122, make_implicit_gemm_wgmma_bwd_128x128()});
+  list.push_back({123, make_implicit_gemm_wgmma_bwd_128x64()});
+  list.push_back({124, make_implicit_gemm_wgmma_bwd_64x128()});
+#endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({114, make_implicit_gemm_tc_bwd_narrow()});
   list.push_back({113, make_implicit_gemm_tc_bwd_s1()});
@@ -52,6 +77,11 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
+#if ANYDNN_HAVE_WGMMA
+  list.push_back({125, make_implicit_gemm_wgmma_wrw_128x128()});
+  list.push_back({126, make_implicit_gemm_wgmma_wrw_64x128()});
+  list.push_back({127, make_implicit_gemm_wgmma_wrw_128x64()});
+#endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({112, make_implicit_gemm_tc_wrw()});
   list.push_back({117, make_implicit_gemm_3xtf32_wrw()});

@@ -1,20 +1,15 @@
-// Shared part of the tensor-core implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,bwd_s1,
-// bwd_narrow,wrw}.cu): CUTLASS 2.x implicit-GEMM convolutions (Sm80 tensor ops, fp32
-// accumulation) on NHWC tensors. About 600 lines in one header on purpose: the solver template,
-// its workspace plan, the staging kernels and CUTLASS's argument builders must agree on the same
-// padded layouts, and every solver file instantiates all of them.
-//
-// CUTLASS wants every operand packed NHWC (weights KRSC) with channel counts that are
-// multiples of its 128-bit access width. A packed NHWC tensor with aligned channels is used in
-// place; any other one (packed NCHW, or channels not a multiple of the width) is staged in the
-// workspace as NHWC with the channel count rounded up and the extra channels zero: an input is
-// copied in, the output is written there and copied back (real channels only). The zero input
-// channels add nothing to any sum, so the result is exact. The three solvers differ only in the
-// CUTLASS kernel and in which tensors are its A, B and C operands; TcSolver holds everything
-// else. Backward weights also splits its long reduction (N*P*Q) over several thread blocks
-// (CUTLASS's parallel split-K plus a reduction kernel, both in a fixed order). Forward also
-// takes a fused chain's epilogue (implicit_gemm_tc_epilogue.hpp: CUTLASS's output stage, or the
-// copy back of a staged fp32 output).
+// Shared part of the CUTLASS 2.x tensor-core implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,
+// bwd_s1,bwd_narrow,wrw}.cu, implicit_gemm_3xtf32_*.cu): Sm80 tensor-op convolutions (fp32
+// accumulation) on NHWC tensors, their tile configurations in implicit_gemm_configs.hpp. The
+// solver template, its workspace plan and CUTLASS's argument builders must agree on the same
+// padded layouts (implicit_gemm_staging.cuh: a packed NHWC tensor with aligned channels is used
+// in place, any other one is staged in the workspace as NHWC with the channel count rounded up
+// and the extra channels zero; the zero channels add nothing to any sum, so the result is exact).
+// The solvers differ only in the CUTLASS kernel and in which tensors are its A, B and C
+// operands; TcSolver holds everything else. Backward weights also splits its long reduction
+// (N*P*Q) over several thread blocks (CUTLASS's parallel split-K plus a reduction kernel, both
+// in a fixed order). Forward also takes a fused chain's epilogue (implicit_gemm_tc_epilogue.hpp:
+// CUTLASS's output stage, or the copy back of a staged fp32 output).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,12 +18,16 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "backend/cuda/conv/conv_epilogue.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
+#include "backend/cuda/conv/implicit_gemm_configs.hpp"
+#include "backend/cuda/conv/implicit_gemm_staging.cuh"
 #include "backend/cuda/conv/implicit_gemm_tc_epilogue.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
@@ -49,231 +48,14 @@
 
 namespace anydnn::cuda::tc {
 
-// --- tile configurations: one per element type, shared by the three directions -------------
-
-// fp16 / bf16: the configuration of CUTLASS's Ampere conv example (16_ampere_tensorop_conv2dfprop)
-// and its profiler's best f16 NHWC tiles: 128x128x64 blocks, 2x2 warps of 64x64x64, 3 stages
-// (96 KiB of shared memory, fits sm_80 and sm_90).
-// fp32: TF32 mma.sync 16x8x8 with 128x128x32 blocks, 64x64x32 warps, 3 stages (96 KiB).
-template <class E>
-struct TileConfig {
-  using Threadblock = cutlass::gemm::GemmShape<128, 128, 64>;
-  using Warp = cutlass::gemm::GemmShape<64, 64, 64>;
-  using Instruction = cutlass::gemm::GemmShape<16, 8, 16>;
-  static constexpr int kStages = 3;
-};
-template <>
-struct TileConfig<float> {
-  using Threadblock = cutlass::gemm::GemmShape<128, 128, 32>;
-  using Warp = cutlass::gemm::GemmShape<64, 64, 32>;
-  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
-  static constexpr int kStages = 3;
-};
-
-// fp32 at fp32 accuracy on TF32 tensor cores (3xTF32, CUTLASS's OpMultiplyAddFastF32): each
-// operand is split into a TF32 "big" part and the TF32-rounded rest, and big*big + big*small +
-// small*big are accumulated in fp32 (the small*small term, ~2^-22 of the product, is dropped):
-// three TF32 mma per step, so the k tile is halved against plain TF32 to keep the registers of
-// the split fragments; 4 stages (64 KiB). The tiles of CUTLASS's generator for its sm80
-// "fast accurate" tf32 kernels.
-struct TileConfig3xTf32 {
-  using Threadblock = cutlass::gemm::GemmShape<128, 128, 16>;
-  using Warp = cutlass::gemm::GemmShape<64, 64, 16>;
-  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
-  static constexpr int kStages = 4;
-};
-
 // 128-bit accesses: the channel counts CUTLASS sees must be multiples of this (8 for 16-bit,
 // 4 for fp32); others are padded up to it in the workspace.
 template <class E>
 inline constexpr int kAlignment = 128 / cutlass::sizeof_bits<E>::value;
 
-inline size_t alignment_of(miopenDataType_t t) {
-  return t == miopenFloat ? 4 : 8;
-}
-
-inline size_t round_up(size_t v, size_t a) {
-  return (v + a - 1) / a * a;
-}
-
 // alpha * accumulator (+ beta * source, beta is always 0 here: the front-end blends).
 template <class E>
 using Epilogue = cutlass::epilogue::thread::LinearCombination<E, kAlignment<E>, float, float>;
-
-// --- staging: NCHW <-> NHWC and channel padding ----------------------------------------------
-
-// out[b][s][r] = in[b][r][s] for b < B, r < R, s < S, where in[b][r][s] is at
-// in + (b * R + r) * in_ld + s and out[b][s][r] at out + (b * S + s) * out_ld + r. Rows
-// r in [R, R_out) (R_out <= out_ld) are written as zeros: the padded channels. NCHW -> NHWC is
-// (B, R, S) = (N, C, HW), NHWC -> NCHW is (N, HW, C), KCYX -> KYXC is (K, C, YX). Elements are
-// moved as raw bits (all-zero bits are 0.0 in fp16, bf16 and fp32).
-template <class T>
-__global__ void transpose_batched_kernel(const T* __restrict__ in, T* __restrict__ out, long long B,
-                                         long long R, long long S, long long in_ld,
-                                         long long out_ld, long long R_out) {
-  __shared__ T tile[32][33];  // +1 column: the column reads hit distinct banks
-  const long long tiles_r = (R_out + 31) / 32;
-  const long long tiles_s = (S + 31) / 32;
-  for (long long b = blockIdx.z; b < B; b += gridDim.z) {
-    const T* src = in + b * R * in_ld;
-    T* dst = out + b * S * out_ld;
-    for (long long tr = blockIdx.y; tr < tiles_r; tr += gridDim.y) {
-      for (long long ts = blockIdx.x; ts < tiles_s; ts += gridDim.x) {
-        const long long s = ts * 32 + threadIdx.x;
-        for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-          const long long r = tr * 32 + i;
-          if (r < R_out && s < S) tile[i][threadIdx.x] = r < R ? src[r * in_ld + s] : T(0);
-        }
-        __syncthreads();
-        const long long r = tr * 32 + threadIdx.x;
-        for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-          const long long s2 = ts * 32 + i;
-          if (r < R_out && s2 < S) dst[s2 * out_ld + r] = tile[threadIdx.x][i];
-        }
-        __syncthreads();
-      }
-    }
-  }
-}
-
-inline void transpose_batched(const void* in, void* out, size_t B, size_t R, size_t S, size_t in_ld,
-                              size_t out_ld, size_t R_out, size_t elem_bytes, cudaStream_t stream) {
-  if (B == 0 || R_out == 0 || S == 0) return;
-  const size_t tiles_r = (R_out + 31) / 32, tiles_s = (S + 31) / 32;
-  const dim3 grid(static_cast<unsigned>(std::min<size_t>(tiles_s, 1u << 30)),
-                  static_cast<unsigned>(std::min<size_t>(tiles_r, 65535)),
-                  static_cast<unsigned>(std::min<size_t>(B, 65535)));
-  const dim3 block(32, 8);
-  const auto ll = [](size_t v) { return static_cast<long long>(v); };
-  if (elem_bytes == 2) {
-    transpose_batched_kernel<uint16_t>
-        <<<grid, block, 0, stream>>>(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out),
-                                     ll(B), ll(R), ll(S), ll(in_ld), ll(out_ld), ll(R_out));
-  } else {
-    transpose_batched_kernel<uint32_t>
-        <<<grid, block, 0, stream>>>(static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out),
-                                     ll(B), ll(R), ll(S), ll(in_ld), ll(out_ld), ll(R_out));
-  }
-  ANYDNN_CUDA_LAUNCHED("tensor-core conv: NCHW/NHWC transpose");
-}
-
-// out (packed rows_out x cols_out) = in (rows_in x cols_in, row stride ld_in), zero outside:
-// pads the channels (and weight rows) of an NHWC tensor, or drops them again.
-template <class T>
-__global__ void pad_copy_kernel(const T* __restrict__ in, T* __restrict__ out, long long rows_in,
-                                long long cols_in, long long ld_in, long long rows_out,
-                                long long cols_out) {
-  const long long total = rows_out * cols_out;
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += step) {
-    const long long r = i / cols_out, c = i - r * cols_out;
-    out[i] = r < rows_in && c < cols_in ? in[r * ld_in + c] : T(0);
-  }
-}
-
-inline void pad_copy(const void* in, void* out, size_t rows_in, size_t cols_in, size_t ld_in,
-                     size_t rows_out, size_t cols_out, size_t elem_bytes, cudaStream_t stream) {
-  const size_t total = rows_out * cols_out;
-  if (total == 0) return;
-  const unsigned grid = static_cast<unsigned>(std::min<size_t>((total + 255) / 256, 1u << 20));
-  const auto ll = [](size_t v) { return static_cast<long long>(v); };
-  if (elem_bytes == 2) {
-    pad_copy_kernel<uint16_t>
-        <<<grid, 256, 0, stream>>>(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out),
-                                   ll(rows_in), ll(cols_in), ll(ld_in), ll(rows_out), ll(cols_out));
-  } else {
-    pad_copy_kernel<uint32_t>
-        <<<grid, 256, 0, stream>>>(static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out),
-                                   ll(rows_in), ll(cols_in), ll(ld_in), ll(rows_out), ll(cols_out));
-  }
-  ANYDNN_CUDA_LAUNCHED("tensor-core conv: channel padding");
-}
-
-// One operand as the user holds it, [rows][c][hw] (NCHW) or [rows][hw][c] (NHWC), and as
-// CUTLASS sees it, [rows_p][hw][cp]. rows is N (x, y) or K (the weights, padded to Kp).
-struct Operand {
-  bool nchw = false;
-  size_t rows = 0, rows_p = 0;
-  size_t c = 0, cp = 0;
-  size_t hw = 0;
-  // Whether CUTLASS needs a copy in the workspace; otherwise the user's buffer is used in place.
-  bool staged() const { return nchw || c != cp || rows != rows_p; }
-  size_t staged_elements() const { return rows_p * hw * cp; }
-};
-
-// User layout -> the padded NHWC copy (every element of it written, padding as zeros).
-inline void stage_in(const Operand& o, const void* user, void* staged, size_t elem,
-                     cudaStream_t stream) {
-  if (o.nchw) {
-    transpose_batched(user, staged, o.rows, o.c, o.hw, o.hw, o.cp, o.cp, elem, stream);
-    if (o.rows_p > o.rows) {  // the padded weight rows (K -> Kp)
-      const size_t done = o.rows * o.hw * o.cp * elem;
-      check_cuda(cudaMemsetAsync(static_cast<char*>(staged) + done, 0,
-                                 o.staged_elements() * elem - done, stream),
-                 "tensor-core conv: weight padding");
-    }
-  } else {
-    pad_copy(user, staged, o.rows * o.hw, o.c, o.c, o.rows_p * o.hw, o.cp, elem, stream);
-  }
-}
-
-// The padded NHWC copy -> user layout (real rows and channels only).
-inline void stage_out(const Operand& o, const void* staged, void* user, size_t elem,
-                      cudaStream_t stream) {
-  if (o.nchw)
-    transpose_batched(staged, user, o.rows, o.hw, o.c, o.cp, o.hw, o.hw, elem, stream);
-  else
-    pad_copy(staged, user, o.rows * o.hw, o.c, o.cp, o.rows * o.hw, o.c, elem, stream);
-}
-
-// --- problem checks and mapping --------------------------------------------------------------
-
-// The memory order of one operand as CUTLASS sees it.
-enum class Order { Nhwc, Nchw, Other };
-
-inline Order order_of(const TensorDescriptor& t) {
-  if (t.is_packed_layout("NHWC")) return Order::Nhwc;  // also wins when both match (C or HW 1)
-  if (t.is_packed_layout("NCHW")) return Order::Nchw;
-  return Order::Other;
-}
-
-// What every direction checks before asking CUTLASS.
-// exact_fp32: a 3xTF32 kernel, fp32 only, near fp32 accuracy: TF32's switch does not concern
-// it, its own does (Config::conv_allow_3xtf32).
-inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem& p,
-                                  ConvDirection dir, bool exact_fp32) {
-  ANYDNN_REJECT_IF(p.direction() != dir, std::string("not a ") + direction_name(dir) + " problem");
-  const miopenDataType_t t = p.data_type();
-  if (exact_fp32) {
-    ANYDNN_REJECT_IF(t != miopenFloat, "data type is not fp32 (the 3xTF32 kernel)");
-    ANYDNN_REJECT_IF(!ctx.config.conv_allow_3xtf32,
-                     "3xTF32 not allowed (ANYDNN_CONV_3XTF32=1): 1.6-2.2x SGEMM's error");
-  } else {
-    ANYDNN_REJECT_IF(t != miopenHalf && t != miopenBFloat16 && t != miopenFloat,
-                     "data type is not fp16, bf16 or fp32");
-    ANYDNN_REJECT_IF(t == miopenFloat && !ctx.config.conv_allow_tf32,
-                     "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
-  }
-  ANYDNN_REJECT_IF(backend_of(ctx).sm_version() < 80, "needs sm_80 or newer tensor cores");
-  ANYDNN_REJECT_IF(p.spatial_dims() != 2, "only 2-D convolutions");
-  ANYDNN_REJECT_IF(p.groups() != 1, "groups > 1");
-  ANYDNN_REJECT_IF(p.pads()[1] < 0 || p.pads()[2] < 0, "negative padding");
-  for (const TensorDescriptor* d : {&p.x(), &p.w(), &p.y()})
-    ANYDNN_REJECT_IF(order_of(*d) == Order::Other, "a tensor is neither packed NCHW nor NHWC");
-  // CUTLASS indexes with int (its can_implement bounds the byte sizes to 2 GiB as well); the
-  // padded copies are what it indexes.
-  constexpr size_t kIntMax = static_cast<size_t>(std::numeric_limits<int>::max());
-  const size_t a = alignment_of(t);
-  const size_t cp = round_up(p.in_channels(), a), kp = round_up(p.out_channels(), a);
-  const auto count = [](const TensorDescriptor& d, size_t channels) {
-    return d.element_count() / std::max<size_t>(d.lens()[1], 1) * channels;
-  };
-  ANYDNN_REJECT_IF(count(p.x(), cp) > kIntMax || count(p.y(), kp) > kIntMax ||
-                       count(p.w(), cp) / std::max<size_t>(p.out_channels(), 1) * kp > kIntMax,
-                   "a tensor has more than 2^31 elements");
-  return Applicability::yes();
-}
 
 // CUTLASS's problem for channel counts c and k (padded) and the given split-K slices.
 inline cutlass::conv::Conv2dProblemSize problem_size(const ConvProblem& p, size_t c, size_t k,
@@ -327,18 +109,51 @@ size_t cutlass_workspace(const cutlass::conv::Conv2dProblemSize& ps,
   return Op::get_workspace_size(make_arguments<Op>(ps, nullptr, nullptr, nullptr, mode));
 }
 
-template <class Op>
-void run_cutlass(const cutlass::conv::Conv2dProblemSize& ps, const void* a, const void* b, void* c,
-                 cutlass::conv::SplitKMode mode, void* workspace, cudaStream_t stream) {
-  Op op;
-  const auto args = make_arguments<Op>(ps, a, b, c, mode);
-  // With several slices initialize() also zeroes the workspace (the partials in parallel mode).
-  cutlass::Status s = op.initialize(args, workspace, stream);
-  if (s == cutlass::Status::kSuccess) s = op.run(stream);
-  ANYDNN_CHECK(s == cutlass::Status::kSuccess, miopenStatusInternalError,
-               "CUTLASS convolution failed: " << cutlass::cutlassGetStatusString(s) << " ("
-                                              << cudaGetErrorString(cudaGetLastError()) << ")");
-}
+// One invoker's CUTLASS operator, kept between calls. CUTLASS's initialize() builds the kernel
+// params, sets the kernel's shared-memory limit (cudaFuncSetAttribute) and, with several
+// split-K slices, clears the whole workspace (cudaMemsetAsync: for parallel split-K a pass over
+// every fp32 partial, which each slice overwrites anyway); doing that on every call cost the
+// small layers most of their time. Here it runs on the first call only, and a call on other
+// buffers only swaps the pointers (update()). Every launch of one invoker has the same Op (its
+// problem's type and direction), so the state is created on the first call with that type.
+// Shared by the copies of an invoker (std::function copies).
+class OpCache {
+ public:
+  template <class Op>
+  void run(const cutlass::conv::Conv2dProblemSize& ps, const void* a, const void* b, void* c,
+           cutlass::conv::SplitKMode mode, void* workspace, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!state_) state_ = std::make_shared<State<Op>>();
+    auto& st = *static_cast<State<Op>*>(state_.get());
+    cutlass::Status s = cutlass::Status::kSuccess;
+    if (!st.ready || a != st.a || b != st.b || c != st.c || workspace != st.workspace) {
+      const auto args = make_arguments<Op>(ps, a, b, c, mode);
+      s = st.ready ? st.op.update(args, workspace) : st.op.initialize(args, workspace, stream);
+      st.ready = s == cutlass::Status::kSuccess;
+      st.a = a;
+      st.b = b;
+      st.c = c;
+      st.workspace = workspace;
+    }
+    if (s == cutlass::Status::kSuccess) s = st.op.run(stream);
+    ANYDNN_CHECK(s == cutlass::Status::kSuccess, miopenStatusInternalError,
+                 "CUTLASS convolution failed: " << cutlass::cutlassGetStatusString(s) << " ("
+                                                << cudaGetErrorString(cudaGetLastError()) << ")");
+  }
+
+ private:
+  template <class Op>
+  struct State {
+    Op op;
+    bool ready = false;
+    const void* a = nullptr;
+    const void* b = nullptr;
+    void* c = nullptr;
+    void* workspace = nullptr;
+  };
+  std::mutex mutex_;
+  std::shared_ptr<void> state_;
+};
 
 // Parallel split-K's reduction: the fp32 partials -> E, 128-bit stores; 4 x 32 threads per block
 // (CUTLASS's wgrad example). Every split-K solver (Traits::kSplitK) sums its slices with it.
@@ -408,10 +223,6 @@ struct WorkspacePlan {
   size_t op_bytes = 0;
   size_t total = 0;
 };
-
-inline size_t align_up(size_t v) {
-  return (v + 255) / 256 * 256;
-}
 
 // Per direction (Traits): the name, the kernel per element type (Traits::Op<E>), and which of
 // x, w, y are CUTLASS's A, B and C (the output).
@@ -581,6 +392,7 @@ class TcSolver : public ConvSolver {
     const miopenDataType_t type = p.data_type();
     const int channels = static_cast<int>(p.out_channels());
 
+    auto cache = std::make_shared<OpCache>();
     return [=](const ConvBuffers& b) {
       const cudaStream_t stream = backend->cuda_stream();
       auto* ws = static_cast<char*>(b.workspace);
@@ -620,10 +432,10 @@ class TcSolver : public ConvSolver {
               run_fprop_epilogue(type, wp.ps, x, w, y, epilogue_args(*ep), channels,
                                  backend->channel_indices(), stream);
             else
-              run_cutlass<Op>(wp.ps, x, w, y, wp.mode, op_ws, stream);
+              cache->template run<Op>(wp.ps, x, w, y, wp.mode, op_ws, stream);
             break;
           case ConvDirection::BackwardData:
-            run_cutlass<Op>(wp.ps, y, w, x, wp.mode, op_ws, stream);
+            cache->template run<Op>(wp.ps, y, w, x, wp.mode, op_ws, stream);
             break;
           case ConvDirection::BackwardWeights:
             if constexpr (Traits::kSplitK) {
@@ -631,7 +443,7 @@ class TcSolver : public ConvSolver {
                 // Partials [slices][Kp][R*S*Cp] in fp32, then their sum in E into dw's real
                 // rows (padded rows Kp > K are never read back).
                 auto* partials = static_cast<float*>(op_ws);
-                run_cutlass<Op>(wp.ps, y, x, partials, wp.mode, partials, stream);
+                cache->template run<Op>(wp.ps, y, x, partials, wp.mode, partials, stream);
                 const size_t cols = wp.w.hw * wp.w.cp;
                 run_reduction<SplitKReduction<E>>(wp.w.rows, cols, wp.w.rows_p * cols,
                                                   wp.ps.split_k_slices, partials, w, stream);
@@ -640,7 +452,7 @@ class TcSolver : public ConvSolver {
             }
             // Writes E directly: a kernel with ElementC = E and one slice (planned so).
             if constexpr (std::is_same_v<typename Op::ElementC, E>)
-              run_cutlass<Op>(wp.ps, y, x, w, wp.mode, op_ws, stream);
+              cache->template run<Op>(wp.ps, y, x, w, wp.mode, op_ws, stream);
             break;
         }
       });

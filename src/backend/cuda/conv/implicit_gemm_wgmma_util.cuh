@@ -1,0 +1,340 @@
+// Shared part of the ImplicitGemmWgmma* solvers (implicit_gemm_wgmma_{fwd,bwd,wrw}_*.cu): CUTLASS
+// 3.x's sm90 implicit-GEMM convolutions, which load their operands with TMA (im2col mode for the
+// activation, so no gather address math in the main loop) and multiply with Hopper's
+// asynchronous warp-group MMA (wgmma) instead of sm80's mma.sync. One solver per line of
+// wgmma::kConfigs (implicit_gemm_configs.hpp); the staging of NCHW or unaligned operands is the
+// 2.x solvers' (implicit_gemm_staging.cuh).
+//
+// The kernels need sm_90a (wgmma and TMA are not in the portable sm_90 target): these files are
+// compiled for it alone when the build targets sm_90 (src/CMakeLists.txt, ANYDNN_HAVE_WGMMA), and
+// the solvers only apply on a compute capability 9.0 device.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "backend/cuda/conv/cost_model.hpp"
+#include "backend/cuda/conv/implicit_gemm_configs.hpp"
+#include "backend/cuda/conv/implicit_gemm_staging.cuh"
+// First: CUTLASS's conv collective builder uses it without including it.
+#include "cutlass/kernel_hardware_info.hpp"
+
+#include "cute/tensor.hpp"
+#include "cutlass/conv/collective/collective_builder.hpp"
+#include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/device/conv_universal_adapter.hpp"
+#include "cutlass/conv/kernel/conv_universal.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/numeric_types.h"
+
+namespace anydnn::cuda::wgmma {
+
+constexpr cutlass::conv::Operator operator_of(ConvDirection d) {
+  return d == ConvDirection::Forward        ? cutlass::conv::Operator::kFprop
+         : d == ConvDirection::BackwardData ? cutlass::conv::Operator::kDgrad
+                                            : cutlass::conv::Operator::kWgrad;
+}
+
+// The CUTLASS kernel of one configuration and element type (fp16, bf16, or float = TF32), 2-D,
+// fp32 accumulation, alpha * acc written as E with no source tensor (ElementC void: beta is 0,
+// the front-end blends), tile k = 128 bytes of E. Backward weights writes the filter (KRSC,
+// CUTLASS's TensorKCSR tag) and takes its N tile as a nested shape, as CUTLASS's wgrad tests do.
+template <ConvDirection kDir, class E, int kM, int kN, int kClusterM>
+struct Kernel {
+  static constexpr cutlass::conv::Operator kOp = operator_of(kDir);
+  static constexpr int kAlign = 128 / cutlass::sizeof_bits<E>::value;
+  static constexpr int kTileK = 1024 / cutlass::sizeof_bits<E>::value;
+  using TileShape = std::conditional_t<
+      kDir == ConvDirection::BackwardWeights,
+      cute::Shape<cute::Int<kM>, cute::Shape<cute::Int<kN>>, cute::Shape<cute::Int<kTileK>>>,
+      cute::Shape<cute::Int<kM>, cute::Int<kN>, cute::Shape<cute::Int<kTileK>>>>;
+  using ClusterShape = cute::Shape<cute::Int<kClusterM>, cute::_1, cute::_1>;
+  using Act = cutlass::layout::TensorNHWC;
+  using Out = std::conditional_t<kDir == ConvDirection::BackwardWeights,
+                                 cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
+  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, Out, kAlign, E, Out,
+      kAlign, cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
+  using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, kOp, E, Act, kAlign, E, Act, kAlign,
+      float, TileShape, ClusterShape,
+      cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(
+          sizeof(typename Epilogue::SharedStorage))>,
+      cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;
+  using Problem = cutlass::conv::ConvProblemShape<kOp, 2>;
+  using Op = cutlass::conv::device::ConvUniversalAdapter<
+      cutlass::conv::kernel::ConvUniversal<Problem, Mainloop, Epilogue>>;
+};
+
+// CUTLASS's problem: the activation x as [N, H, W, Cp] and the filter as [Kp, R, S, Cp], packed
+// (channels padded to the access width); the same description in every direction, CUTLASS
+// derives the output (or dy) from it. Padding is symmetric, as MIOpen's; the output size CUTLASS
+// derives is then MIOpen's ((H + 2p - d(R-1) - 1) / s + 1).
+template <class Problem>
+Problem problem_shape(const ConvProblem& p, size_t cp, size_t kp) {
+  const auto i = [](size_t v) { return static_cast<int>(v); };
+  const int n = i(p.batch()), h = i(p.in_size()[1]), w = i(p.in_size()[2]);
+  const int r = i(p.filter_size()[1]), s = i(p.filter_size()[2]), c = i(cp), k = i(kp);
+  using Ext = typename Problem::TensorExtent;
+  using Str = typename Problem::TensorStride;
+  const Ext act{n, h, w, c}, flt{k, r, s, c};
+  const Str act_stride{int64_t{h} * w * c, int64_t{w} * c, c, 1};
+  const Str flt_stride{int64_t{r} * s * c, int64_t{s} * c, c, 1};
+  const typename Problem::ShapePadding pad{p.pads()[1], p.pads()[2]};
+  return Problem(cutlass::conv::Mode::kCrossCorrelation, act, act_stride, flt, flt_stride, pad, pad,
+                 {p.strides()[1], p.strides()[2]}, {p.dilations()[1], p.dilations()[2]},
+                 /*groups=*/1);
+}
+
+// Arguments for packed operands at the given pointers: A, B and the output D in CUTLASS's sense
+// (forward: x, w -> y; backward data: dy, w -> dx; backward weights: dy, x -> dw).
+template <class Op>
+typename Op::Arguments arguments(const typename Op::ConvKernel::ProblemShape& ps, const void* a,
+                                 const void* b, void* d, int device, int sms) {
+  using K = typename Op::ConvKernel;
+  using StrideD = typename K::StrideD;
+  using Problem = typename K::ProblemShape;
+  StrideD sd{};
+  if constexpr (Op::kConvolutionalOperator == cutlass::conv::Operator::kWgrad) {
+    cute::get<0>(sd) = ps.stride_C[0];
+  } else {
+    cute::for_each(cute::make_seq<cute::rank<0>(StrideD{})>{},
+                   [&](auto i) { cute::get<0, i>(sd) = ps.stride_C[Problem::RankT - 2 - i]; });
+  }
+  cutlass::KernelHardwareInfo hw;
+  hw.device_id = device;
+  hw.sm_count = sms;
+  typename Op::Arguments args{
+      ps,
+      {static_cast<const typename K::ElementA*>(a), static_cast<const typename K::ElementB*>(b)},
+      {{}, nullptr, typename K::StrideC{}, static_cast<typename K::ElementD*>(d), sd},
+      hw};
+  args.epilogue.thread.alpha = 1.0f;
+  args.epilogue.thread.beta = 0.0f;
+  return args;
+}
+
+// One invoker's kernel state. CUTLASS's params hold TMA descriptors, which embed the tensors'
+// addresses: they are rebuilt (update(), host-side descriptor encoding) only when the pointers
+// change, so repeated calls on the same buffers (a training loop's, a benchmark's) cost a launch
+// and nothing else. The first call also sets the kernel's shared-memory limit (initialize()).
+// Shared by the copies of an invoker (std::function copies); the mutex covers a handle's
+// invoker cache used from two threads, which MIOpen does not promise but costs nothing here.
+template <class Op>
+class Launcher {
+ public:
+  void launch(const typename Op::ConvKernel::ProblemShape& ps, const void* a, const void* b,
+              void* d, int device, int sms, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cutlass::Status s = cutlass::Status::kSuccess;
+    if (!initialized_ || a != a_ || b != b_ || d != d_) {
+      const auto args = arguments<Op>(ps, a, b, d, device, sms);
+      s = initialized_ ? op_.update(args, nullptr) : op_.initialize(args, nullptr, stream);
+      initialized_ = s == cutlass::Status::kSuccess;
+      a_ = a;
+      b_ = b;
+      d_ = d;
+    }
+    if (s == cutlass::Status::kSuccess) s = op_.run(stream);
+    ANYDNN_CHECK(s == cutlass::Status::kSuccess, miopenStatusInternalError,
+                 "CUTLASS sm90 convolution failed: " << cutlass::cutlassGetStatusString(s) << " ("
+                                                     << cudaGetErrorString(cudaGetLastError())
+                                                     << ")");
+  }
+
+ private:
+  std::mutex mutex_;
+  Op op_;
+  bool initialized_ = false;
+  const void* a_ = nullptr;
+  const void* b_ = nullptr;
+  void* d_ = nullptr;
+};
+
+// Where the workspace holds the staged copies of x, w and y (kNone: the user's buffer is used).
+struct Plan {
+  static constexpr size_t kNone = ~size_t{0};
+  tc::Operand x, w, y;
+  size_t x_at = kNone, w_at = kNone, y_at = kNone;
+  size_t total = 0;
+};
+
+inline Plan make_plan(const ConvProblem& p) {
+  Plan plan;
+  const size_t a = tc::alignment_of(p.data_type());
+  const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
+  const size_t cp = tc::round_up(c, a), kp = tc::round_up(k, a);
+  const auto nchw = [](const TensorDescriptor& d) { return tc::order_of(d) == tc::Order::Nchw; };
+  plan.x = tc::Operand{nchw(p.x()), n, n, c, cp, p.in_size()[1] * p.in_size()[2]};
+  plan.w = tc::Operand{nchw(p.w()), k, kp, c, cp, p.filter_size()[1] * p.filter_size()[2]};
+  plan.y = tc::Operand{nchw(p.y()), n, n, k, kp, p.out_size()[1] * p.out_size()[2]};
+  const size_t elem = p.data_type() == miopenFloat ? 4 : 2;
+  const auto place = [&](const tc::Operand& o, size_t& slot) {
+    if (!o.staged()) return;
+    slot = plan.total;
+    plan.total = tc::align_up(plan.total + o.staged_elements() * elem);
+  };
+  place(plan.x, plan.x_at);
+  place(plan.w, plan.w_at);
+  place(plan.y, plan.y_at);
+  return plan;
+}
+
+// Fitted efficiency of these kernels in the cost model (relative to kCutlassEfficiency, as the
+// 2.x kernels' per-direction factors; docs/performance.md, [gpu-conv]).
+inline constexpr double kWgmmaEfficiency[3] = {0.9, 0.9, 0.7};  // fwd, bwd data, bwd weights
+
+template <int kIndex>
+class WgmmaSolver final : public ConvSolver {
+  static constexpr Config kCfg = kConfigs[kIndex];
+  static constexpr ConvDirection kDir = kCfg.direction;
+  // TF32 only forward: wgmma's TF32 needs K-major A and B (see implicit_gemm_configs.hpp).
+  static constexpr bool kTf32 = kDir == ConvDirection::Forward;
+  template <class E>
+  using K = Kernel<kDir, E, kCfg.tile_m, kCfg.tile_n, kCfg.cluster_m>;
+
+  template <class F>
+  static decltype(auto) dispatch(miopenDataType_t type, F&& f) {
+    if (type == miopenBFloat16) return f(cutlass::bfloat16_t{});
+    if constexpr (kTf32)
+      if (type == miopenFloat) return f(float{});
+    return f(cutlass::half_t{});  // fp16 (applicable() has refused every other type)
+  }
+
+ public:
+  std::string_view name() const override { return kCfg.name; }
+  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoImplicitGEMM; }
+  // Each output element is summed by one thread block in a fixed order: same bits every run.
+  bool deterministic() const override { return true; }
+
+  Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    if (Applicability a = tc::check_common(ctx, p, kDir, false); !a) return a;
+    ANYDNN_REJECT_IF(backend_of(ctx).sm_version() != 90,
+                     "needs compute capability 9.0 (the kernel is sm_90a code)");
+    ANYDNN_REJECT_IF(!kTf32 && p.data_type() == miopenFloat,
+                     "fp32 (TF32) only forward: wgmma's TF32 needs both operands K-major");
+    ANYDNN_REJECT_IF(
+        kDir == ConvDirection::BackwardData && (p.strides()[1] != 1 || p.strides()[2] != 1),
+        "stride > 1 (CUTLASS's sm90 backward-data kernel is unit-stride only)");
+    const Plan plan = make_plan(p);
+    return dispatch(p.data_type(), [&](auto e) {
+      using Op = typename K<decltype(e)>::Op;
+      const auto args = arguments<Op>(
+          problem_shape<typename Op::ConvKernel::ProblemShape>(p, plan.x.cp, plan.w.rows_p),
+          nullptr, nullptr, nullptr, 0, 1);
+      if (Op::can_implement(args) != cutlass::Status::kSuccess)
+        return Applicability::no(
+            "CUTLASS cannot implement it (TMA im2col limits: padding, filter extent, size)");
+      const size_t need = Op::ConvKernel::SharedStorageSize;
+      const size_t smem = backend_of(ctx).properties().sharedMemPerBlockOptin;
+      if (need > smem)
+        return Applicability::no("needs " + std::to_string(need / 1024) + " KiB of shared memory");
+      return Applicability::yes();
+    });
+  }
+
+  size_t workspace_size(const ExecutionContext& /*ctx*/, const ConvProblem& p) const override {
+    return make_plan(p).total;
+  }
+
+  double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    const CudaBackend& be = backend_of(ctx);
+    const DeviceRates& r = be.rates();
+    const Plan plan = make_plan(p);
+    const double elem = p.data_type() == miopenFloat ? 4.0 : 2.0;
+    double ms = 0;
+    for (const auto& [o, at] :
+         {std::pair{&plan.x, plan.x_at}, {&plan.w, plan.w_at}, {&plan.y, plan.y_at}})
+      if (at != Plan::kNone)
+        ms +=
+            kStagingFactor *
+            memory_ms(r, elem * static_cast<double>(o->rows * o->hw * o->c + o->staged_elements()));
+    const double tk = 128.0 / elem;
+    const auto up = [&](double v) { return std::ceil(v / tk) * tk; };
+    const double n = static_cast<double>(p.batch());
+    const double taps = static_cast<double>(p.filter_size()[1] * p.filter_size()[2]);
+    const double in_px = static_cast<double>(p.in_size()[1] * p.in_size()[2]);
+    const double out_px = static_cast<double>(p.out_size()[1] * p.out_size()[2]);
+    const double cp = static_cast<double>(plan.x.cp), kp = static_cast<double>(plan.w.rows_p);
+    const GemmMath math = p.data_type() == miopenFloat ? GemmMath::Tf32 : GemmMath::Tensor16;
+    const double tm = kCfg.tile_m, tn = kCfg.tile_n;
+    switch (kDir) {
+      case ConvDirection::Forward:
+        ms += cutlass_conv_ms(r, math, n * out_px, kp, taps * up(cp), tm, tn, 1, 1,
+                              kWgmmaEfficiency[0]);
+        break;
+      case ConvDirection::BackwardData:
+        ms += cutlass_conv_ms(r, math, n * in_px, cp, taps * up(kp), tm, tn, 1, 1,
+                              kWgmmaEfficiency[1]);
+        break;
+      case ConvDirection::BackwardWeights:
+        ms +=
+            cutlass_conv_ms(r, math, kp, taps * cp, n * out_px, tm, tn, 1, 1, kWgmmaEfficiency[2]);
+        break;
+    }
+    return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32, ms);
+  }
+
+  ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    return dispatch(p.data_type(),
+                    [&](auto e) { return typed_invoker<decltype(e)>(backend_of(ctx), p); });
+  }
+
+ private:
+  template <class E>
+  static ConvInvoker typed_invoker(CudaBackend& be, const ConvProblem& p) {
+    using Op = typename K<E>::Op;
+    CudaBackend* backend = &be;
+    const Plan plan = make_plan(p);
+    const auto ps =
+        problem_shape<typename Op::ConvKernel::ProblemShape>(p, plan.x.cp, plan.w.rows_p);
+    const size_t elem = sizeof(E);
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    const int sms = be.properties().multiProcessorCount;
+    auto launcher = std::make_shared<Launcher<Op>>();
+    return [=](const ConvBuffers& b) {
+      const cudaStream_t stream = backend->cuda_stream();
+      auto* ws = static_cast<char*>(b.workspace);
+      ANYDNN_CHECK(plan.total == 0 || (ws != nullptr && b.workspace_size >= plan.total),
+                   miopenStatusBadParm,
+                   "workspace of " << b.workspace_size << " bytes, " << plan.total << " needed");
+      void* x = plan.x_at == Plan::kNone ? b.x : ws + plan.x_at;
+      void* w = plan.w_at == Plan::kNone ? b.w : ws + plan.w_at;
+      void* y = plan.y_at == Plan::kNone ? b.y : ws + plan.y_at;
+      // TMA wants 16-byte aligned global addresses.
+      for (const void* ptr : {x, w, y})
+        ANYDNN_CHECK(reinterpret_cast<uintptr_t>(ptr) % 16 == 0, miopenStatusBadParm,
+                     "the sm90 implicit-GEMM convolution needs 16-byte aligned buffers");
+      if (kDir != ConvDirection::BackwardData && plan.x_at != Plan::kNone)
+        tc::stage_in(plan.x, b.x, x, elem, stream);
+      if (kDir != ConvDirection::BackwardWeights && plan.w_at != Plan::kNone)
+        tc::stage_in(plan.w, b.w, w, elem, stream);
+      if (kDir != ConvDirection::Forward && plan.y_at != Plan::kNone)
+        tc::stage_in(plan.y, b.y, y, elem, stream);
+      switch (kDir) {
+        case ConvDirection::Forward:
+          launcher->launch(ps, x, w, y, device, sms, stream);
+          if (plan.y_at != Plan::kNone) tc::stage_out(plan.y, y, b.y, elem, stream);
+          break;
+        case ConvDirection::BackwardData:
+          launcher->launch(ps, y, w, x, device, sms, stream);
+          if (plan.x_at != Plan::kNone) tc::stage_out(plan.x, x, b.x, elem, stream);
+          break;
+        case ConvDirection::BackwardWeights:
+          launcher->launch(ps, y, x, w, device, sms, stream);
+          if (plan.w_at != Plan::kNone) tc::stage_out(plan.w, w, b.w, elem, stream);
+          break;
+      }
+    };
+  }
+};
+
+}  // namespace anydnn::cuda::wgmma
