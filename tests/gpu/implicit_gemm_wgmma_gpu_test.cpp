@@ -174,7 +174,8 @@ TEST(ImplicitGemmWgmmaRejects, Fp32WithoutTf32) {
 // One invoker, two sets of buffers (inputs, output and workspace): the second call must read
 // and write the new ones and give the same bits. The CUTLASS invokers keep their kernel params
 // between calls (TMA descriptors for sm90, which embed the addresses; the 2.x operator, whose
-// split-K partials live in the workspace) and must swap the pointers when an address changes.
+// split-K partials or serial semaphores live in the workspace) and must swap the pointers when an
+// address changes; a poisoned workspace must not deadlock the serial semaphores.
 TEST(ImplicitGemmInvoker, FollowsNewBuffers) {
   REQUIRE_GPU();
   ConvSpec spec;
@@ -187,8 +188,9 @@ TEST(ImplicitGemmInvoker, FollowsNewBuffers) {
   Config cfg;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
-  for (const char* name : {"ImplicitGemmWgmmaFwd128x128", "ImplicitGemmWgmmaWrw128x128",
-                           "ImplicitGemmTensorCoreFwd", "ImplicitGemmTensorCoreWrw"}) {
+  for (const char* name :
+       {"ImplicitGemmWgmmaFwd128x128", "ImplicitGemmWgmmaWrw128x128", "ImplicitGemmTensorCoreFwd",
+        "ImplicitGemmTensorCoreWrw", "ImplicitGemmTensorCoreWrwSerial"}) {
     SCOPED_TRACE(name);
     const ConvSolver& s = *backend->conv_solvers().find(name)->solver;
     const ConvDirection dir = std::string(name).find("Wrw") != std::string::npos

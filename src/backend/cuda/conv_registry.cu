@@ -25,6 +25,7 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();         // conv/implici
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_s1();      // conv/implicit_gemm_tc_bwd_s1.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_narrow();  // implicit_gemm_tc_bwd_narrow.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw();         // conv/implicit_gemm_tc_wrw.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw_serial();  // implicit_gemm_tc_wrw_serial.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_fwd();     // conv/implicit_gemm_3xtf32_fwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_bwd();     // conv/implicit_gemm_3xtf32_bwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_wrw();     // conv/implicit_gemm_3xtf32_wrw.cu
@@ -84,6 +85,7 @@ ConvSolverRegistry make_conv_registry() {
 #endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({112, make_implicit_gemm_tc_wrw()});
+  list.push_back({128, make_implicit_gemm_tc_wrw_serial()});
   list.push_back({117, make_implicit_gemm_3xtf32_wrw()});
 #endif
   list.push_back({9, make_gemm_wrw_1x1()});

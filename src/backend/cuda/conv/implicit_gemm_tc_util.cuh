@@ -219,7 +219,11 @@ struct WorkspacePlan {
   cutlass::conv::Conv2dProblemSize ps;
   cutlass::conv::SplitKMode mode = cutlass::conv::SplitKMode::kSerial;
   bool reduce = false;  // parallel split-K: fp32 partials at `op`, then the reduction kernel
-  size_t op = 0;        // offset of CUTLASS's workspace
+  // Serial split-K (Traits::kSerialSplitK): the slices add into one fp32 sum at `acc_at`, in
+  // slice order (CUTLASS's semaphores, at `op`), then one pass converts it to the output type.
+  bool serial = false;
+  size_t acc_at = kNone;
+  size_t op = 0;  // offset of CUTLASS's workspace
   size_t op_bytes = 0;
   size_t total = 0;
 };
@@ -249,6 +253,11 @@ class TcSolver : public ConvSolver {
     if constexpr (requires { Traits::kEfficiency; }) return Traits::kEfficiency;
     return direction_default;
   }
+  // kSerialSplitK (with kSplitK): serial instead of parallel split-K.
+  static constexpr bool kSerialSplitK = [] {
+    if constexpr (requires { Traits::kSerialSplitK; }) return Traits::kSerialSplitK;
+    return false;
+  }();
   // kExactFp32: a 3xTF32 kernel (fp32 only, no TF32 switch; TileConfig3xTf32).
   static constexpr bool kExactFp32 = [] {
     if constexpr (requires { Traits::kExactFp32; }) return Traits::kExactFp32;
@@ -349,7 +358,12 @@ class TcSolver : public ConvSolver {
           const double slices = wp.ps.split_k_slices;
           ms += cutlass_conv_ms(r, math, kp, fy * fx * cp, n * out_px, Tile::kM, Tile::kN, per_sm,
                                 slices, kCutlassWgradEfficiency);
-          if (wp.reduce) ms += memory_ms(r, kp * fy * fx * cp * (4.0 * slices + elem));
+          // Parallel: every slice's partials out to memory and back; serial: the one fp32 sum,
+          // read and written by each slice in turn (mostly in L2), plus the semaphore reset.
+          if (wp.serial)
+            ms += memory_ms(r, kp * fy * fx * cp * (4.0 * 2 + elem)) + kLaunchMs;
+          else if (wp.reduce)
+            ms += memory_ms(r, kp * fy * fx * cp * (4.0 * slices + elem));
           break;
         }
       }
@@ -439,6 +453,19 @@ class TcSolver : public ConvSolver {
             break;
           case ConvDirection::BackwardWeights:
             if constexpr (Traits::kSplitK) {
+              if (wp.serial) {
+                // The semaphores first (the workspace is scratch between calls), then the slices
+                // in order into the fp32 sum, then the sum in E into dw's real rows.
+                auto* sum = reinterpret_cast<float*>(ws + wp.acc_at);
+                if (wp.op_bytes != 0)
+                  check_cuda(cudaMemsetAsync(op_ws, 0, wp.op_bytes, stream),
+                             "tensor-core conv: split-K semaphores");
+                cache->template run<Op>(wp.ps, y, x, sum, wp.mode, op_ws, stream);
+                const size_t cols = wp.w.hw * wp.w.cp;
+                run_reduction<SplitKReduction<E>>(wp.w.rows, cols, wp.w.rows_p * cols, 1, sum, w,
+                                                  stream);
+                break;
+              }
               if (wp.reduce) {
                 // Partials [slices][Kp][R*S*Cp] in fp32, then their sum in E into dw's real
                 // rows (padded rows Kp > K are never read back).
@@ -505,9 +532,16 @@ class TcSolver : public ConvSolver {
         const auto g = cutlass::conv::implicit_gemm_problem_size(Op::kConvolutionalOperator, wp.ps);
         wp.ps.split_k_slices =
             split_k_slices(g.m(), g.n(), g.k(), Tile::kM, Tile::kN, Tile::kK, sms);
-        // A kernel writing fp32 for a 16-bit type always goes through the reduction.
-        wp.reduce = wp.ps.split_k_slices > 1 || !std::is_same_v<typename Op::ElementC, E>;
-        if (wp.reduce) wp.mode = cutlass::conv::SplitKMode::kParallel;
+        if constexpr (kSerialSplitK) {
+          wp.serial = true;
+          wp.mode = cutlass::conv::SplitKMode::kSerial;
+          wp.acc_at = at;
+          at = align_up(at + wp.w.staged_elements() * sizeof(float));
+        } else {
+          // A kernel writing fp32 for a 16-bit type always goes through the reduction.
+          wp.reduce = wp.ps.split_k_slices > 1 || !std::is_same_v<typename Op::ElementC, E>;
+          if (wp.reduce) wp.mode = cutlass::conv::SplitKMode::kParallel;
+        }
       }
       wp.op_bytes = cutlass_workspace<Op>(wp.ps, wp.mode);
     });
