@@ -1,13 +1,14 @@
-// The CUTLASS sm90 (TMA + wgmma) solvers, ImplicitGemmWgmma{Fwd,Bwd,Wrw}<tile>, one test per
+// The CUTLASS sm90 (TMA + wgmma) solvers, ImplicitGemmWgmma{Fwd,Bwd,Wrw}[3d]<tile>, one test per
 // solver and problem (the solver's name in the test name): NHWC in place and NCHW or unaligned
 // channels through the workspace, fp16 and bf16 in every direction, fp32 through TF32 forward,
-// 1x1, 3x3, 3x5 and 7x7 filters, strides 1 and 2, dilation, odd sizes, batch 1, and layers large
-// enough for many tiles and k steps. Each runs alone against the double reference with a
-// poisoned output and workspace, twice for the same bits (conv_solver_check.hpp). Also: the
-// solvers must apply to every problem they are meant for (a solver that stops applying fails
-// here instead of quietly handing its layers to slower kernels), refuse what they cannot do with
-// the reason, and an invoker called on new buffers must use them (its cached TMA descriptors
-// embed the addresses). The shared problem list runs through conv_solvers_gpu_test.cpp too.
+// 1x1, 3x3, 3x5 and 7x7 filters, 2-D and 3-D, strides 1 and 2, dilation, odd sizes, batch 1,
+// and layers large enough for many tiles and k steps. Each runs alone against the double
+// reference with a poisoned output and workspace, twice for the same bits
+// (conv_solver_check.hpp). Also: the solvers must apply to every problem they are meant for (a
+// solver that stops applying fails here instead of quietly handing its layers to slower
+// kernels), refuse what they cannot do with the reason, and an invoker called on new buffers must
+// use them (its cached TMA descriptors embed the addresses). The shared problem list runs
+// through conv_solvers_gpu_test.cpp too.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -37,10 +38,13 @@ constexpr double kTf32Tolerance = 2e-3;
 
 const std::vector<std::string>& solvers() {
   static const std::vector<std::string> names = {
-      "ImplicitGemmWgmmaFwd128x128", "ImplicitGemmWgmmaFwd128x128c2", "ImplicitGemmWgmmaFwd128x64",
-      "ImplicitGemmWgmmaFwd64x128",  "ImplicitGemmWgmmaBwd128x128",   "ImplicitGemmWgmmaBwd128x64",
-      "ImplicitGemmWgmmaBwd64x128",  "ImplicitGemmWgmmaWrw128x128",   "ImplicitGemmWgmmaWrw64x128",
-      "ImplicitGemmWgmmaWrw128x64"};
+      "ImplicitGemmWgmmaFwd128x128",   "ImplicitGemmWgmmaFwd128x128c2",
+      "ImplicitGemmWgmmaFwd128x64",    "ImplicitGemmWgmmaFwd64x128",
+      "ImplicitGemmWgmmaBwd128x128",   "ImplicitGemmWgmmaBwd128x64",
+      "ImplicitGemmWgmmaBwd64x128",    "ImplicitGemmWgmmaWrw128x128",
+      "ImplicitGemmWgmmaWrw64x128",    "ImplicitGemmWgmmaWrw128x64",
+      "ImplicitGemmWgmmaFwd3d128x128", "ImplicitGemmWgmmaBwd3d128x128",
+      "ImplicitGemmWgmmaWrw3d128x128"};
   return names;
 }
 
@@ -79,6 +83,12 @@ const std::vector<std::string>& problems() {
       "--fil_layout NHWC --out_layout NHWC",
       "convbfp16 -n 4 -c 64 -H 56 -W 56 -k 256 -y 1 -x 1 -F 0 --in_layout NHWC --fil_layout NHWC "
       "--out_layout NHWC",
+      // 3-D: NDHWC 3x3x3; NCDHW stride 2 with odd sizes, bf16; odd channels 1x1x1.
+      "convfp16 -n 2 -c 16 --in_d 6 -H 8 -W 8 -k 32 --fil_d 3 -y 3 -x 3 --pad_d 1 -p 1 -q 1 "
+      "--spatial_dim 3 -F 0 --in_layout NDHWC --fil_layout NDHWC --out_layout NDHWC",
+      "convbfp16 -n 1 -c 8 --in_d 5 -H 9 -W 7 -k 16 --fil_d 3 -y 3 -x 3 --pad_d 1 -p 1 -q 1 "
+      "--conv_stride_d 2 -u 2 -v 2 --spatial_dim 3 -F 0",
+      "convfp16 -n 2 -c 5 --in_d 4 -H 6 -W 6 -k 12 --fil_d 1 -y 1 -x 1 --spatial_dim 3 -F 0",
       // fp32 through TF32 (forward only): NCHW 3x3, NHWC stride 2.
       "conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0",
       "conv -n 2 -c 32 -H 16 -W 16 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 0 --in_layout NHWC "
@@ -90,8 +100,12 @@ const std::vector<std::string>& problems() {
 // Why the solver is not meant for the problem (empty when it is).
 std::string outside_limits(const std::string& name, const ConvProblem& p) {
   const ConvDirection d = direction_of(name);
+  const bool three_d = name.find("3d") != std::string::npos;
+  if (three_d && p.spatial_dims() != 3) return "only 3-D";
+  if (!three_d && p.spatial_dims() != 2) return "only 2-D";
   if (d != ConvDirection::Forward && p.data_type() == miopenFloat) return "only forward";
-  if (d == ConvDirection::BackwardData && (p.strides()[1] != 1 || p.strides()[2] != 1))
+  if (d == ConvDirection::BackwardData &&
+      (p.strides()[0] != 1 || p.strides()[1] != 1 || p.strides()[2] != 1))
     return "stride > 1";
   return "";
 }

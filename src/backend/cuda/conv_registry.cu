@@ -43,6 +43,9 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_64x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_128x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_64x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_128x64();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_3d_128x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_3d_128x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_3d_128x128();
 #endif
 
 ConvSolverRegistry make_conv_registry() {
@@ -53,6 +56,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({119, make_implicit_gemm_wgmma_fwd_128x128c2()});
   list.push_back({120, make_implicit_gemm_wgmma_fwd_128x64()});
   list.push_back({121, make_implicit_gemm_wgmma_fwd_64x128()});
+  list.push_back({129, make_implicit_gemm_wgmma_fwd_3d_128x128()});
 #endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({110, make_implicit_gemm_tc_fwd()});
@@ -68,6 +72,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({122, make_implicit_gemm_wgmma_bwd_128x128()});
   list.push_back({123, make_implicit_gemm_wgmma_bwd_128x64()});
   list.push_back({124, make_implicit_gemm_wgmma_bwd_64x128()});
+  list.push_back({130, make_implicit_gemm_wgmma_bwd_3d_128x128()});
 #endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({114, make_implicit_gemm_tc_bwd_narrow()});
@@ -82,6 +87,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({125, make_implicit_gemm_wgmma_wrw_128x128()});
   list.push_back({126, make_implicit_gemm_wgmma_wrw_64x128()});
   list.push_back({127, make_implicit_gemm_wgmma_wrw_128x64()});
+  list.push_back({131, make_implicit_gemm_wgmma_wrw_3d_128x128()});
 #endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({112, make_implicit_gemm_tc_wrw()});

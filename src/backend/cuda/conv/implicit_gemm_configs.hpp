@@ -68,6 +68,7 @@ struct Config {
   int id;
   ConvDirection direction;
   int tile_m, tile_n, cluster_m;
+  int spatial_dims = 2;  // 2-D (NHWC) or 3-D (NDHWC) kernels
 };
 
 // Ids are stable (docs/adding-a-solver.md): never renumber or reuse one.
@@ -86,6 +87,11 @@ inline constexpr Config kConfigs[] = {
     {"ImplicitGemmWgmmaWrw128x128", 125, ConvDirection::BackwardWeights, 128, 128, 1},
     {"ImplicitGemmWgmmaWrw64x128", 126, ConvDirection::BackwardWeights, 64, 128, 1},
     {"ImplicitGemmWgmmaWrw128x64", 127, ConvDirection::BackwardWeights, 128, 64, 1},
+    // 3-D (NDHWC, filters KTRSC), one configuration per direction (id 128 is the 2.x
+    // ImplicitGemmTensorCoreWrwSerial)
+    {"ImplicitGemmWgmmaFwd3d128x128", 129, ConvDirection::Forward, 128, 128, 1, 3},
+    {"ImplicitGemmWgmmaBwd3d128x128", 130, ConvDirection::BackwardData, 128, 128, 1, 3},
+    {"ImplicitGemmWgmmaWrw3d128x128", 131, ConvDirection::BackwardWeights, 128, 128, 1, 3},
 };
 
 // The table index of a solver, by name (compile time: a typo fails the build).

@@ -159,16 +159,19 @@ inline void stage_out(const Operand& o, const void* staged, void* user, size_t e
 enum class Order { Nhwc, Nchw, Other };
 
 inline Order order_of(const TensorDescriptor& t) {
-  if (t.is_packed_layout("NHWC")) return Order::Nhwc;  // also wins when both match (C or HW 1)
-  if (t.is_packed_layout("NCHW")) return Order::Nchw;
+  const bool three_d = t.lens().size() == 5;
+  // Channels last also wins when both match (C or the spatial size 1).
+  if (t.is_packed_layout(three_d ? "NDHWC" : "NHWC")) return Order::Nhwc;
+  if (t.is_packed_layout(three_d ? "NCDHW" : "NCHW")) return Order::Nchw;
   return Order::Other;
 }
 
 // What every direction checks before asking CUTLASS.
 // exact_fp32: a 3xTF32 kernel, fp32 only, near fp32 accuracy: TF32's switch does not concern
 // it, its own does (Config::conv_allow_3xtf32).
+// spatial_dims: the kernel's (the 2.x kernels are 2-D; the sm90 ones come as 2-D and 3-D).
 inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem& p,
-                                  ConvDirection dir, bool exact_fp32) {
+                                  ConvDirection dir, bool exact_fp32, int spatial_dims = 2) {
   ANYDNN_REJECT_IF(p.direction() != dir, std::string("not a ") + direction_name(dir) + " problem");
   const miopenDataType_t t = p.data_type();
   if (exact_fp32) {
@@ -182,11 +185,13 @@ inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem
                      "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
   }
   ANYDNN_REJECT_IF(backend_of(ctx).sm_version() < 80, "needs sm_80 or newer tensor cores");
-  ANYDNN_REJECT_IF(p.spatial_dims() != 2, "only 2-D convolutions");
+  ANYDNN_REJECT_IF(p.spatial_dims() != spatial_dims,
+                   spatial_dims == 2 ? "only 2-D convolutions" : "only 3-D convolutions");
   ANYDNN_REJECT_IF(p.groups() != 1, "groups > 1");
-  ANYDNN_REJECT_IF(p.pads()[1] < 0 || p.pads()[2] < 0, "negative padding");
+  ANYDNN_REJECT_IF(p.pads()[0] < 0 || p.pads()[1] < 0 || p.pads()[2] < 0, "negative padding");
   for (const TensorDescriptor* d : {&p.x(), &p.w(), &p.y()})
-    ANYDNN_REJECT_IF(order_of(*d) == Order::Other, "a tensor is neither packed NCHW nor NHWC");
+    ANYDNN_REJECT_IF(order_of(*d) == Order::Other,
+                     "a tensor is neither packed channels-first (NCHW) nor channels-last (NHWC)");
   // CUTLASS indexes with int (its can_implement bounds the byte sizes to 2 GiB as well); the
   // padded copies are what it indexes.
   constexpr size_t kIntMax = static_cast<size_t>(std::numeric_limits<int>::max());

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -45,7 +46,7 @@ constexpr cutlass::conv::Operator operator_of(ConvDirection d) {
 // fp32 accumulation, alpha * acc written as E with no source tensor (ElementC void: beta is 0,
 // the front-end blends), tile k = 128 bytes of E. Backward weights writes the filter (KRSC,
 // CUTLASS's TensorKCSR tag) and takes its N tile as a nested shape, as CUTLASS's wgrad tests do.
-template <ConvDirection kDir, class E, int kM, int kN, int kClusterM>
+template <ConvDirection kDir, class E, int kM, int kN, int kClusterM, int kDims>
 struct Kernel {
   static constexpr cutlass::conv::Operator kOp = operator_of(kDir);
   static constexpr int kAlign = 128 / cutlass::sizeof_bits<E>::value;
@@ -55,9 +56,11 @@ struct Kernel {
       cute::Shape<cute::Int<kM>, cute::Shape<cute::Int<kN>>, cute::Shape<cute::Int<kTileK>>>,
       cute::Shape<cute::Int<kM>, cute::Int<kN>, cute::Shape<cute::Int<kTileK>>>>;
   using ClusterShape = cute::Shape<cute::Int<kClusterM>, cute::_1, cute::_1>;
-  using Act = cutlass::layout::TensorNHWC;
-  using Out = std::conditional_t<kDir == ConvDirection::BackwardWeights,
-                                 cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
+  using Act =
+      std::conditional_t<kDims == 3, cutlass::layout::TensorNDHWC, cutlass::layout::TensorNHWC>;
+  using Flt =
+      std::conditional_t<kDims == 3, cutlass::layout::TensorKCSRT, cutlass::layout::TensorKCSR>;
+  using Out = std::conditional_t<kDir == ConvDirection::BackwardWeights, Flt, Act>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, Out, kAlign, E, Out,
@@ -68,29 +71,42 @@ struct Kernel {
       cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(
           sizeof(typename Epilogue::SharedStorage))>,
       cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;
-  using Problem = cutlass::conv::ConvProblemShape<kOp, 2>;
+  using Problem = cutlass::conv::ConvProblemShape<kOp, kDims>;
   using Op = cutlass::conv::device::ConvUniversalAdapter<
       cutlass::conv::kernel::ConvUniversal<Problem, Mainloop, Epilogue>>;
 };
 
-// CUTLASS's problem: the activation x as [N, H, W, Cp] and the filter as [Kp, R, S, Cp], packed
-// (channels padded to the access width); the same description in every direction, CUTLASS
+// CUTLASS's problem: the activation x as [N, (D,) H, W, Cp] and the filter as [Kp, (T,) R, S, Cp],
+// packed (channels padded to the access width); the same description in every direction, CUTLASS
 // derives the output (or dy) from it. Padding is symmetric, as MIOpen's; the output size CUTLASS
-// derives is then MIOpen's ((H + 2p - d(R-1) - 1) / s + 1).
+// derives is then MIOpen's ((H + 2p - d(R-1) - 1) / s + 1). ConvProblem keeps three spatial
+// slots, a 2-D problem in the last two.
 template <class Problem>
 Problem problem_shape(const ConvProblem& p, size_t cp, size_t kp) {
-  const auto i = [](size_t v) { return static_cast<int>(v); };
-  const int n = i(p.batch()), h = i(p.in_size()[1]), w = i(p.in_size()[2]);
-  const int r = i(p.filter_size()[1]), s = i(p.filter_size()[2]), c = i(cp), k = i(kp);
-  using Ext = typename Problem::TensorExtent;
-  using Str = typename Problem::TensorStride;
-  const Ext act{n, h, w, c}, flt{k, r, s, c};
-  const Str act_stride{int64_t{h} * w * c, int64_t{w} * c, c, 1};
-  const Str flt_stride{int64_t{r} * s * c, int64_t{s} * c, c, 1};
-  const typename Problem::ShapePadding pad{p.pads()[1], p.pads()[2]};
+  constexpr int kS = Problem::RankS;
+  constexpr int kFirst = 3 - kS;
+  typename Problem::TensorExtent act{}, flt{};
+  typename Problem::TensorStride act_stride{}, flt_stride{};
+  typename Problem::ShapePadding pad{};
+  typename Problem::TraversalStride stride{};
+  typename Problem::ShapeDilation dilation{};
+  act[0] = static_cast<int>(p.batch());
+  flt[0] = static_cast<int>(kp);
+  for (int i = 0; i < kS; ++i) {
+    act[1 + i] = static_cast<int>(p.in_size()[kFirst + i]);
+    flt[1 + i] = static_cast<int>(p.filter_size()[kFirst + i]);
+    pad[i] = p.pads()[kFirst + i];
+    stride[i] = p.strides()[kFirst + i];
+    dilation[i] = p.dilations()[kFirst + i];
+  }
+  act[kS + 1] = flt[kS + 1] = static_cast<int>(cp);
+  act_stride[kS + 1] = flt_stride[kS + 1] = 1;
+  for (int i = kS; i >= 0; --i) {  // packed, channels last
+    act_stride[i] = act_stride[i + 1] * act[i + 1];
+    flt_stride[i] = flt_stride[i + 1] * flt[i + 1];
+  }
   return Problem(cutlass::conv::Mode::kCrossCorrelation, act, act_stride, flt, flt_stride, pad, pad,
-                 {p.strides()[1], p.strides()[2]}, {p.dilations()[1], p.dilations()[2]},
-                 /*groups=*/1);
+                 stride, dilation, /*groups=*/1);
 }
 
 // Arguments for packed operands at the given pointers: A, B and the output D in CUTLASS's sense
@@ -172,9 +188,10 @@ inline Plan make_plan(const ConvProblem& p) {
   const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
   const size_t cp = tc::round_up(c, a), kp = tc::round_up(k, a);
   const auto nchw = [](const TensorDescriptor& d) { return tc::order_of(d) == tc::Order::Nchw; };
-  plan.x = tc::Operand{nchw(p.x()), n, n, c, cp, p.in_size()[1] * p.in_size()[2]};
-  plan.w = tc::Operand{nchw(p.w()), k, kp, c, cp, p.filter_size()[1] * p.filter_size()[2]};
-  plan.y = tc::Operand{nchw(p.y()), n, n, k, kp, p.out_size()[1] * p.out_size()[2]};
+  const auto volume = [](const std::array<size_t, 3>& v) { return v[0] * v[1] * v[2]; };
+  plan.x = tc::Operand{nchw(p.x()), n, n, c, cp, volume(p.in_size())};
+  plan.w = tc::Operand{nchw(p.w()), k, kp, c, cp, volume(p.filter_size())};
+  plan.y = tc::Operand{nchw(p.y()), n, n, k, kp, volume(p.out_size())};
   const size_t elem = p.data_type() == miopenFloat ? 4 : 2;
   const auto place = [&](const tc::Operand& o, size_t& slot) {
     if (!o.staged()) return;
@@ -198,7 +215,7 @@ class WgmmaSolver final : public ConvSolver {
   // TF32 only forward: wgmma's TF32 needs K-major A and B (see implicit_gemm_configs.hpp).
   static constexpr bool kTf32 = kDir == ConvDirection::Forward;
   template <class E>
-  using K = Kernel<kDir, E, kCfg.tile_m, kCfg.tile_n, kCfg.cluster_m>;
+  using K = Kernel<kDir, E, kCfg.tile_m, kCfg.tile_n, kCfg.cluster_m, kCfg.spatial_dims>;
 
   template <class F>
   static decltype(auto) dispatch(miopenDataType_t type, F&& f) {
@@ -215,14 +232,14 @@ class WgmmaSolver final : public ConvSolver {
   bool deterministic() const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
-    if (Applicability a = tc::check_common(ctx, p, kDir, false); !a) return a;
+    if (Applicability a = tc::check_common(ctx, p, kDir, false, kCfg.spatial_dims); !a) return a;
     ANYDNN_REJECT_IF(backend_of(ctx).sm_version() != 90,
                      "needs compute capability 9.0 (the kernel is sm_90a code)");
     ANYDNN_REJECT_IF(!kTf32 && p.data_type() == miopenFloat,
                      "fp32 (TF32) only forward: wgmma's TF32 needs both operands K-major");
-    ANYDNN_REJECT_IF(
-        kDir == ConvDirection::BackwardData && (p.strides()[1] != 1 || p.strides()[2] != 1),
-        "stride > 1 (CUTLASS's sm90 backward-data kernel is unit-stride only)");
+    ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardData &&
+                         (p.strides()[0] != 1 || p.strides()[1] != 1 || p.strides()[2] != 1),
+                     "stride > 1 (CUTLASS's sm90 backward-data kernel is unit-stride only)");
     const Plan plan = make_plan(p);
     return dispatch(p.data_type(), [&](auto e) {
       using Op = typename K<decltype(e)>::Op;
@@ -259,9 +276,9 @@ class WgmmaSolver final : public ConvSolver {
     const double tk = 128.0 / elem;
     const auto up = [&](double v) { return std::ceil(v / tk) * tk; };
     const double n = static_cast<double>(p.batch());
-    const double taps = static_cast<double>(p.filter_size()[1] * p.filter_size()[2]);
-    const double in_px = static_cast<double>(p.in_size()[1] * p.in_size()[2]);
-    const double out_px = static_cast<double>(p.out_size()[1] * p.out_size()[2]);
+    const double taps = static_cast<double>(plan.w.hw);
+    const double in_px = static_cast<double>(plan.x.hw);
+    const double out_px = static_cast<double>(plan.y.hw);
     const double cp = static_cast<double>(plan.x.cp), kp = static_cast<double>(plan.w.rows_p);
     const GemmMath math = p.data_type() == miopenFloat ? GemmMath::Tf32 : GemmMath::Tensor16;
     const double tm = kCfg.tile_m, tn = kCfg.tile_n;
