@@ -75,6 +75,11 @@ inline std::optional<bool> solver_meant_for(std::string_view s, const ConvProble
   if (s == "ImplicitGemm3xTf32Bwd")
     return bwd && tc32 && small_filter && p.dilations()[1] == 1 && p.dilations()[2] == 1;
   if (s == "ImplicitGemm3xTf32Wrw") return wrw && tc32;
+  // The CUTLASS CUDA-core fp32 kernels: the same problems (strict fp32, no switch needed).
+  if (s == "ImplicitGemmSimtFwd") return fwd && tc32 && small_filter;
+  if (s == "ImplicitGemmSimtBwd")
+    return bwd && tc32 && small_filter && p.dilations()[1] == 1 && p.dilations()[2] == 1;
+  if (s == "ImplicitGemmSimtWrw") return wrw && tc32;
   return std::nullopt;
 }
 

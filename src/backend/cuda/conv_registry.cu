@@ -29,6 +29,9 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_tc_wrw_serial();  // implicit_gem
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_fwd();     // conv/implicit_gemm_3xtf32_fwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_bwd();     // conv/implicit_gemm_3xtf32_bwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_3xtf32_wrw();     // conv/implicit_gemm_3xtf32_wrw.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_simt_fwd();       // conv/implicit_gemm_simt_fwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_simt_bwd();       // conv/implicit_gemm_simt_bwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_simt_wrw();       // conv/implicit_gemm_simt_wrw.cu
 #endif
 #if ANYDNN_HAVE_WGMMA  // CUTLASS sm90 (TMA + wgmma) solvers, sm_90a code (src/CMakeLists.txt)
 // One per line of wgmma::kConfigs (conv/implicit_gemm_configs.hpp), in
@@ -63,6 +66,9 @@ ConvSolverRegistry make_conv_registry() {
   // fp32 near fp32 accuracy (3xTF32), opt-in (ANYDNN_CONV_3XTF32=1): after the TF32 kernel,
   // which is faster where TF32 is allowed.
   list.push_back({115, make_implicit_gemm_3xtf32_fwd()});
+  // Strict fp32 on CUDA cores (no switch): ranked with the cuBLAS and direct fp32 solvers below
+  // by the cost model.
+  list.push_back({132, make_implicit_gemm_simt_fwd()});
 #endif
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
@@ -79,6 +85,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({113, make_implicit_gemm_tc_bwd_s1()});
   list.push_back({111, make_implicit_gemm_tc_bwd()});
   list.push_back({116, make_implicit_gemm_3xtf32_bwd()});
+  list.push_back({133, make_implicit_gemm_simt_bwd()});
 #endif
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
@@ -93,6 +100,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({112, make_implicit_gemm_tc_wrw()});
   list.push_back({128, make_implicit_gemm_tc_wrw_serial()});
   list.push_back({117, make_implicit_gemm_3xtf32_wrw()});
+  list.push_back({134, make_implicit_gemm_simt_wrw()});
 #endif
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});

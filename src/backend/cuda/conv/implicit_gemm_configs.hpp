@@ -52,6 +52,15 @@ struct TileConfig3xTf32 {
   static constexpr int kStages = 4;
 };
 
+// fp32 on CUDA cores (strict fp32: FFMA, no tensor cores): the tiles of CUTLASS's generator for
+// its sm80 SIMT fp32 convolutions, 128x128x8 blocks of 4x2 warps (32x64x8), 4 stages (32 KiB).
+struct TileConfigSimt {
+  using Threadblock = cutlass::gemm::GemmShape<128, 128, 8>;
+  using Warp = cutlass::gemm::GemmShape<32, 64, 8>;
+  using Instruction = cutlass::gemm::GemmShape<1, 1, 1>;
+  static constexpr int kStages = 4;
+};
+
 }  // namespace tc
 
 namespace wgmma {

@@ -166,15 +166,21 @@ inline Order order_of(const TensorDescriptor& t) {
   return Order::Other;
 }
 
+// Which arithmetic a CUTLASS kernel does, which decides the types it takes and the switches that
+// gate it: tensor-op (fp16, bf16; fp32 as TF32 only with ANYDNN_CONV_ALLOW_TF32=1), 3xTF32 (fp32
+// only, near fp32 accuracy: TF32's switch does not concern it, its own does,
+// Config::conv_allow_3xtf32), or fp32 on CUDA cores (fp32 only, strict fp32: no switch).
+enum class KernelMath { TensorOp, Tf32x3, SimtFp32 };
+
 // What every direction checks before asking CUTLASS.
-// exact_fp32: a 3xTF32 kernel, fp32 only, near fp32 accuracy: TF32's switch does not concern
-// it, its own does (Config::conv_allow_3xtf32).
 // spatial_dims: the kernel's (the 2.x kernels are 2-D; the sm90 ones come as 2-D and 3-D).
 inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem& p,
-                                  ConvDirection dir, bool exact_fp32, int spatial_dims = 2) {
+                                  ConvDirection dir, KernelMath math, int spatial_dims = 2) {
   ANYDNN_REJECT_IF(p.direction() != dir, std::string("not a ") + direction_name(dir) + " problem");
   const miopenDataType_t t = p.data_type();
-  if (exact_fp32) {
+  if (math == KernelMath::SimtFp32) {
+    ANYDNN_REJECT_IF(t != miopenFloat, "data type is not fp32 (the fp32 CUDA-core kernel)");
+  } else if (math == KernelMath::Tf32x3) {
     ANYDNN_REJECT_IF(t != miopenFloat, "data type is not fp32 (the 3xTF32 kernel)");
     ANYDNN_REJECT_IF(!ctx.config.conv_allow_3xtf32,
                      "3xTF32 not allowed (ANYDNN_CONV_3XTF32=1): 1.6-2.2x SGEMM's error");
@@ -184,7 +190,8 @@ inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem
     ANYDNN_REJECT_IF(t == miopenFloat && !ctx.config.conv_allow_tf32,
                      "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
   }
-  ANYDNN_REJECT_IF(backend_of(ctx).sm_version() < 80, "needs sm_80 or newer tensor cores");
+  ANYDNN_REJECT_IF(backend_of(ctx).sm_version() < 80,
+                   "needs sm_80 or newer (tensor cores, asynchronous copies)");
   ANYDNN_REJECT_IF(p.spatial_dims() != spatial_dims,
                    spatial_dims == 2 ? "only 2-D convolutions" : "only 3-D convolutions");
   ANYDNN_REJECT_IF(p.groups() != 1, "groups > 1");

@@ -56,6 +56,8 @@ inline constexpr int kAlignment = 128 / cutlass::sizeof_bits<E>::value;
 // alpha * accumulator (+ beta * source, beta is always 0 here: the front-end blends).
 template <class E>
 using Epilogue = cutlass::epilogue::thread::LinearCombination<E, kAlignment<E>, float, float>;
+// The CUDA-core (SIMT) kernels' epilogue writes one element per access.
+using EpilogueSimt = cutlass::epilogue::thread::LinearCombination<float, 1, float, float>;
 
 // CUTLASS's problem for channel counts c and k (padded) and the given split-K slices.
 inline cutlass::conv::Conv2dProblemSize problem_size(const ConvProblem& p, size_t c, size_t k,
@@ -263,10 +265,19 @@ class TcSolver : public ConvSolver {
     if constexpr (requires { Traits::kExactFp32; }) return Traits::kExactFp32;
     return false;
   }();
+  // kSimtFp32: fp32 on CUDA cores (strict fp32, no switch; TileConfigSimt).
+  static constexpr bool kSimtFp32 = [] {
+    if constexpr (requires { Traits::kSimtFp32; }) return Traits::kSimtFp32;
+    return false;
+  }();
+  static constexpr bool kFloatOnly = kExactFp32 || kSimtFp32;
+  static constexpr KernelMath kMath = kExactFp32  ? KernelMath::Tf32x3
+                                      : kSimtFp32 ? KernelMath::SimtFp32
+                                                  : KernelMath::TensorOp;
   // dispatch_element, but a 3xTF32 solver instantiates its kernel for float only.
   template <class F>
   static decltype(auto) dispatch(miopenDataType_t type, F&& f) {
-    if constexpr (kExactFp32)
+    if constexpr (kFloatOnly)
       return f(float{});
     else
       return dispatch_element(type, std::forward<F>(f));
@@ -280,7 +291,7 @@ class TcSolver : public ConvSolver {
   bool deterministic() const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
-    if (Applicability a = check_common(ctx, p, Traits::kDirection, kExactFp32); !a) return a;
+    if (Applicability a = check_common(ctx, p, Traits::kDirection, kMath); !a) return a;
     // What can_implement would refuse, with a clearer reason; it still has the last word.
     ANYDNN_REJECT_IF(Traits::kDirection != ConvDirection::BackwardWeights &&
                          (p.filter_size()[1] > 32 || p.filter_size()[2] > 32),
@@ -320,6 +331,7 @@ class TcSolver : public ConvSolver {
     const WorkspacePlan wp = plan(ctx, p);
     const double elem = p.data_type() == miopenFloat ? 4.0 : 2.0;
     const GemmMath math = kExactFp32                     ? GemmMath::Tf32x3
+                          : kSimtFp32                    ? GemmMath::Fp32
                           : p.data_type() == miopenFloat ? GemmMath::Tf32
                                                          : GemmMath::Tensor16;
     double ms = 0;
@@ -382,9 +394,9 @@ class TcSolver : public ConvSolver {
       const bool staged = wp.y_at != WorkspacePlan::kNone;
       if (staged && p.data_type() == miopenFloat) return Applicability::yes();  // the copy back
       // CUTLASS's fused output stage is instantiated for plain TF32 only (epilogue.cu).
-      if constexpr (kExactFp32) {
+      if constexpr (kFloatOnly) {
         return Applicability::no(
-            "an epilogue in the output stage of a 3xTF32 kernel (only a "
+            "an epilogue in the output stage of a 3xTF32 or CUDA-core kernel (only a "
             "staged NCHW or padded output takes one)");
       } else {
         ANYDNN_REJECT_IF(staged && needs.residual,

@@ -232,7 +232,10 @@ class WgmmaSolver final : public ConvSolver {
   bool deterministic() const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
-    if (Applicability a = tc::check_common(ctx, p, kDir, false, kCfg.spatial_dims); !a) return a;
+    if (Applicability a =
+            tc::check_common(ctx, p, kDir, tc::KernelMath::TensorOp, kCfg.spatial_dims);
+        !a)
+      return a;
     ANYDNN_REJECT_IF(backend_of(ctx).sm_version() != 90,
                      "needs compute capability 9.0 (the kernel is sm_90a code)");
     ANYDNN_REJECT_IF(!kTf32 && p.data_type() == miopenFloat,
