@@ -14,6 +14,9 @@ struct FwdSimtTraits {
   static constexpr ConvDirection kDirection = ConvDirection::Forward;
   static constexpr bool kSplitK = false;
   static constexpr bool kSimtFp32 = true;
+  // Cost model: its share of the fp32 peak relative to kCutlassEfficiency, a guess until a GPU
+  // sweep measures it (CUTLASS's SIMT SGEMM runs at 70-80% of the peak, a convolution lower).
+  static constexpr double kEfficiency = 0.5;
   using Tile = tc::TileConfigSimt;
   template <class E>
   using Kernel = typename cutlass::conv::kernel::DefaultConv2dFprop<

@@ -358,7 +358,7 @@ class TcSolver : public ConvSolver {
       switch (Traits::kDirection) {
         case ConvDirection::Forward:
           ms += cutlass_conv_ms(r, math, n * out_px, kp, fy * fx * up(cp), Tile::kM, Tile::kN,
-                                per_sm, 1, kCutlassFpropEfficiency);
+                                per_sm, 1, efficiency(kCutlassFpropEfficiency));
           break;
         case ConvDirection::BackwardData:
           ms += cutlass_conv_ms(r, math, n * in_px, cp,
@@ -369,7 +369,7 @@ class TcSolver : public ConvSolver {
         case ConvDirection::BackwardWeights: {
           const double slices = wp.ps.split_k_slices;
           ms += cutlass_conv_ms(r, math, kp, fy * fx * cp, n * out_px, Tile::kM, Tile::kN, per_sm,
-                                slices, kCutlassWgradEfficiency);
+                                slices, efficiency(kCutlassWgradEfficiency));
           // Parallel: every slice's partials out to memory and back; serial: the one fp32 sum,
           // read and written by each slice in turn (mostly in L2), plus the semaphore reset.
           if (wp.serial)

@@ -204,9 +204,12 @@ inline Plan make_plan(const ConvProblem& p) {
   return plan;
 }
 
-// Fitted efficiency of these kernels in the cost model (relative to kCutlassEfficiency, as the
-// 2.x kernels' per-direction factors; docs/performance.md, [gpu-conv]).
-inline constexpr double kWgmmaEfficiency[3] = {0.9, 0.9, 0.7};  // fwd, bwd data, bwd weights
+// Efficiency of these kernels in the cost model (relative to kCutlassEfficiency): the 2.x
+// kernels' fitted per-direction factors until a GPU sweep measures the sm90 ones, so that the
+// cost model ranks the two families by their tiles and waves alone (docs/performance.md,
+// [gpu-conv]).
+inline constexpr double kWgmmaEfficiency[3] = {kCutlassFpropEfficiency, kCutlassDgradEfficiency,
+                                               kCutlassWgradEfficiency};
 
 template <int kIndex>
 class WgmmaSolver final : public ConvSolver {
