@@ -43,8 +43,7 @@ const std::vector<std::string>& solvers() {
       "ImplicitGemmWgmmaBwd128x128",   "ImplicitGemmWgmmaBwd128x64",
       "ImplicitGemmWgmmaBwd64x128",    "ImplicitGemmWgmmaWrw128x128",
       "ImplicitGemmWgmmaWrw64x128",    "ImplicitGemmWgmmaWrw128x64",
-      "ImplicitGemmWgmmaFwd3d128x128", "ImplicitGemmWgmmaBwd3d128x128",
-      "ImplicitGemmWgmmaWrw3d128x128"};
+      "ImplicitGemmWgmmaFwd3d128x128", "ImplicitGemmWgmmaBwd3d128x128"};
   return names;
 }
 
@@ -107,6 +106,8 @@ std::string outside_limits(const std::string& name, const ConvProblem& p) {
   if (d == ConvDirection::BackwardData &&
       (p.strides()[0] != 1 || p.strides()[1] != 1 || p.strides()[2] != 1))
     return "stride > 1";
+  const auto& f = p.filter_size();
+  if (d == ConvDirection::BackwardWeights && f[0] * f[1] * f[2] != 1) return "larger than 1x1";
   return "";
 }
 
@@ -192,20 +193,26 @@ TEST(ImplicitGemmWgmmaRejects, Fp32WithoutTf32) {
 // address changes; a poisoned workspace must not deadlock the serial semaphores.
 TEST(ImplicitGemmInvoker, FollowsNewBuffers) {
   REQUIRE_GPU();
-  ConvSpec spec;
-  ASSERT_FALSE(driver::parse_conv_line(
-      "convfp16 -n 2 -c 32 -H 14 -W 14 -k 64 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC "
-      "--fil_layout NHWC --out_layout NHWC",
-      spec));
-  const test::BuiltConv b = test::build_conv(spec);
   std::mt19937 rng(test::fresh_seed());
   Config cfg;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
-  for (const char* name :
-       {"ImplicitGemmWgmmaFwd128x128", "ImplicitGemmWgmmaWrw128x128", "ImplicitGemmTensorCoreFwd",
-        "ImplicitGemmTensorCoreWrw", "ImplicitGemmTensorCoreWrwSerial"}) {
+  const char* const k3x3 =
+      "convfp16 -n 2 -c 32 -H 14 -W 14 -k 64 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC "
+      "--fil_layout NHWC --out_layout NHWC";
+  const char* const k1x1 =
+      "convfp16 -n 2 -c 32 -H 14 -W 14 -k 64 -y 1 -x 1 --in_layout NHWC --fil_layout NHWC "
+      "--out_layout NHWC";
+  const char* const k3x3_fp32_nchw = "conv -n 2 -c 32 -H 14 -W 14 -k 64 -y 3 -x 3 -p 1 -q 1";
+  const std::pair<const char*, const char*> cases[] = {
+      {"ImplicitGemmWgmmaFwd128x128", k3x3},     {"ImplicitGemmWgmmaWrw128x128", k1x1},
+      {"ImplicitGemmTensorCoreFwd", k3x3},       {"ImplicitGemmTensorCoreWrw", k3x3},
+      {"ImplicitGemmTensorCoreWrwSerial", k3x3}, {"ImplicitGemmSimtWrw", k3x3_fp32_nchw}};
+  for (const auto& [name, line] : cases) {
     SCOPED_TRACE(name);
+    ConvSpec spec;
+    ASSERT_FALSE(driver::parse_conv_line(line, spec));
+    const test::BuiltConv b = test::build_conv(spec);
     const ConvSolver& s = *backend->conv_solvers().find(name)->solver;
     const ConvDirection dir = std::string(name).find("Wrw") != std::string::npos
                                   ? ConvDirection::BackwardWeights

@@ -48,7 +48,6 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_64x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_128x64();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_3d_128x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_3d_128x128();
-std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_3d_128x128();
 #endif
 
 ConvSolverRegistry make_conv_registry() {
@@ -94,7 +93,6 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({125, make_implicit_gemm_wgmma_wrw_128x128()});
   list.push_back({126, make_implicit_gemm_wgmma_wrw_64x128()});
   list.push_back({127, make_implicit_gemm_wgmma_wrw_128x64()});
-  list.push_back({131, make_implicit_gemm_wgmma_wrw_3d_128x128()});
 #endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({112, make_implicit_gemm_tc_wrw()});

@@ -195,6 +195,11 @@ inline Applicability check_common(const ExecutionContext& ctx, const ConvProblem
   ANYDNN_REJECT_IF(p.spatial_dims() != spatial_dims,
                    spatial_dims == 2 ? "only 2-D convolutions" : "only 3-D convolutions");
   ANYDNN_REJECT_IF(p.groups() != 1, "groups > 1");
+  // An empty output (a filter larger than the padded input) or input: CUTLASS divides by the
+  // output extents when it builds its parameters.
+  ANYDNN_REJECT_IF(
+      p.x().element_count() == 0 || p.y().element_count() == 0 || p.w().element_count() == 0,
+      "an empty tensor (the filter is larger than the padded input?)");
   ANYDNN_REJECT_IF(p.pads()[0] < 0 || p.pads()[1] < 0 || p.pads()[2] < 0, "negative padding");
   for (const TensorDescriptor* d : {&p.x(), &p.w(), &p.y()})
     ANYDNN_REJECT_IF(order_of(*d) == Order::Other,

@@ -157,6 +157,11 @@ class OpCache {
   std::shared_ptr<void> state_;
 };
 
+// Serial split-K: at most this many slices, each costing about this long in turn (the H100 run
+// of 2026-12-07, docs/performance.md [gpu-conv]).
+inline constexpr int kMaxSerialSlices = 8;
+inline constexpr double kSerialSliceMs = 0.003;
+
 // Parallel split-K's reduction: the fp32 partials -> E, 128-bit stores; 4 x 32 threads per block
 // (CUTLASS's wgrad example). Every split-K solver (Traits::kSplitK) sums its slices with it.
 template <class E>
@@ -352,9 +357,12 @@ class TcSolver : public ConvSolver {
       using Tile = typename Op::ThreadblockShape;
       const double tk = Tile::kK;
       const auto up = [&](double v) { return std::ceil(v / tk) * tk; };
+      // Resident blocks per SM: by shared memory, and by registers (taken as 128 per thread:
+      // the SIMT kernels' 256-thread blocks fit two, not the six their 32 KiB would allow).
       const double per_sm =
-          std::floor(static_cast<double>(be.properties().sharedMemPerMultiprocessor) /
-                     static_cast<double>(kSharedBytes<Op> + 1024));
+          std::min(std::floor(static_cast<double>(be.properties().sharedMemPerMultiprocessor) /
+                              static_cast<double>(kSharedBytes<Op> + 1024)),
+                   std::floor(65536.0 / (32.0 * Op::kWarpCount * 128.0)));
       switch (Traits::kDirection) {
         case ConvDirection::Forward:
           ms += cutlass_conv_ms(r, math, n * out_px, kp, fy * fx * up(cp), Tile::kM, Tile::kN,
@@ -372,8 +380,11 @@ class TcSolver : public ConvSolver {
                                 slices, efficiency(kCutlassWgradEfficiency));
           // Parallel: every slice's partials out to memory and back; serial: the one fp32 sum,
           // read and written by each slice in turn (mostly in L2), plus the semaphore reset.
+          // Serial: the slices of one output tile also add in turn, each waiting for the one
+          // before (measured ~3 us a slice: 64 slices took 0.22 ms where parallel took 0.04).
           if (wp.serial)
-            ms += memory_ms(r, kp * fy * fx * cp * (4.0 * 2 + elem)) + kLaunchMs;
+            ms += memory_ms(r, kp * fy * fx * cp * (4.0 * 2 + elem)) + kLaunchMs +
+                  slices * kSerialSliceMs;
           else if (wp.reduce)
             ms += memory_ms(r, kp * fy * fx * cp * (4.0 * slices + elem));
           break;
@@ -545,6 +556,8 @@ class TcSolver : public ConvSolver {
         wp.ps.split_k_slices =
             split_k_slices(g.m(), g.n(), g.k(), Tile::kM, Tile::kN, Tile::kK, sms);
         if constexpr (kSerialSplitK) {
+          // Few slices: each one waits for the one before (kSerialSliceMs).
+          wp.ps.split_k_slices = std::min(wp.ps.split_k_slices, kMaxSerialSlices);
           wp.serial = true;
           wp.mode = cutlass::conv::SplitKMode::kSerial;
           wp.acc_at = at;

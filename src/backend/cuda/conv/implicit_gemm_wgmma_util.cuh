@@ -204,12 +204,25 @@ inline Plan make_plan(const ConvProblem& p) {
   return plan;
 }
 
+inline size_t plan_taps(const ConvProblem& p) {
+  return p.filter_size()[0] * p.filter_size()[1] * p.filter_size()[2];
+}
+
 // Efficiency of these kernels in the cost model (relative to kCutlassEfficiency): the 2.x
-// kernels' fitted per-direction factors until a GPU sweep measures the sm90 ones, so that the
-// cost model ranks the two families by their tiles and waves alone (docs/performance.md,
-// [gpu-conv]).
+// kernels' fitted per-direction factors, so that tiles and waves separate the two families, and
+// per tile shape what the first H100 run measured (2026-12-07, docs/performance.md [gpu-conv]):
+// with one consumer warp group, a 128x64 or 64x128 block does half a 128x128 block's work at
+// well under half its time (c128 28x28 3x3 forward: 0.029 ms for 128x64 against 0.021 for
+// 128x128, where equal efficiency predicted 0.75x), and a reduction shorter than one k tile (the
+// stem's 3 channels padded to 8 of 64) runs below the modelled rate (1.02 ms against the 2.x
+// kernel's 0.74).
 inline constexpr double kWgmmaEfficiency[3] = {kCutlassFpropEfficiency, kCutlassDgradEfficiency,
                                                kCutlassWgradEfficiency};
+inline double tile_efficiency(int tile_m, int tile_n) {
+  if (tile_m >= 128 && tile_n >= 128) return 1.0;
+  return tile_m < tile_n ? 0.6 : 0.55;  // 64x128, 128x64
+}
+inline constexpr double kShortReductionFactor = 1.4;
 
 template <int kIndex>
 class WgmmaSolver final : public ConvSolver {
@@ -246,6 +259,11 @@ class WgmmaSolver final : public ConvSolver {
     ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardData &&
                          (p.strides()[0] != 1 || p.strides()[1] != 1 || p.strides()[2] != 1),
                      "stride > 1 (CUTLASS's sm90 backward-data kernel is unit-stride only)");
+    // CUTLASS 4.2's sm90 wgrad gave wrong sums (relative error 0.3-1.0, different bits run to run)
+    // on every filter larger than 1x1 we ran, 2-D and 3-D, and the right ones on 1x1
+    // (tests/gpu/implicit_gemm_wgmma_gpu_test.cpp; docs/performance.md, [gpu-conv]).
+    ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardWeights && plan_taps(p) != 1,
+                     "a filter larger than 1x1 (CUTLASS's sm90 wgrad mis-sums them)");
     const Plan plan = make_plan(p);
     return dispatch(p.data_type(), [&](auto e) {
       using Op = typename K<decltype(e)>::Op;
@@ -288,18 +306,21 @@ class WgmmaSolver final : public ConvSolver {
     const double cp = static_cast<double>(plan.x.cp), kp = static_cast<double>(plan.w.rows_p);
     const GemmMath math = p.data_type() == miopenFloat ? GemmMath::Tf32 : GemmMath::Tensor16;
     const double tm = kCfg.tile_m, tn = kCfg.tile_n;
+    const double tile = tile_efficiency(kCfg.tile_m, kCfg.tile_n);
     switch (kDir) {
       case ConvDirection::Forward:
         ms += cutlass_conv_ms(r, math, n * out_px, kp, taps * up(cp), tm, tn, 1, 1,
-                              kWgmmaEfficiency[0]);
+                              kWgmmaEfficiency[0] * tile) *
+              (cp < tk ? kShortReductionFactor : 1.0);
         break;
       case ConvDirection::BackwardData:
         ms += cutlass_conv_ms(r, math, n * in_px, cp, taps * up(kp), tm, tn, 1, 1,
-                              kWgmmaEfficiency[1]);
+                              kWgmmaEfficiency[1] * tile) *
+              (kp < tk ? kShortReductionFactor : 1.0);
         break;
       case ConvDirection::BackwardWeights:
-        ms +=
-            cutlass_conv_ms(r, math, kp, taps * cp, n * out_px, tm, tn, 1, 1, kWgmmaEfficiency[2]);
+        ms += cutlass_conv_ms(r, math, kp, taps * cp, n * out_px, tm, tn, 1, 1,
+                              kWgmmaEfficiency[2] * tile);
         break;
     }
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32, ms);
