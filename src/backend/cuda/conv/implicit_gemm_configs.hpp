@@ -1,8 +1,9 @@
 // Every tile configuration the CUTLASS implicit-GEMM convolution solvers instantiate, in one
 // place (issue [gpu-conv]: compile time stays bounded when the whole set is visible here).
-//   - CUTLASS 2.x (sm80 mma.sync, implicit_gemm_tc_util.cuh): one configuration per element type,
-//     shared by the ImplicitGemmTensorCore* and ImplicitGemm3xTf32* solvers of every direction.
-//   - CUTLASS 3.x (sm90 TMA + wgmma, implicit_gemm_wgmma_util.cuh): kWgmmaConfigs, one solver
+//   - CUTLASS 2.x (sm80, implicit_gemm_tc_util.cuh): one tensor-op configuration per element
+//     type, shared by the ImplicitGemmTensorCore* solvers of every direction, one for the
+//     ImplicitGemm3xTf32* and one for the CUDA-core ImplicitGemmSimt* solvers.
+//   - CUTLASS 3.x (sm90 TMA + wgmma, implicit_gemm_wgmma_util.cuh): wgmma::kConfigs, one solver
 //     per line (its name, stable id and file), each file instantiating its line for the element
 //     types of its direction: fp16 and bf16 everywhere, fp32 as TF32 in forward only (wgmma's
 //     TF32 wants both operands K-major; backward data's filter and backward weights' dy are not).
@@ -70,8 +71,8 @@ namespace wgmma {
 // K x C*R*S), its k step 128 bytes of the element (64 for fp16 / bf16, 32 for TF32); cluster_m
 // thread blocks along M share each B tile through TMA multicast. One consumer warp group per
 // block (CUTLASS's non-persistent KernelImplicitTmaWarpSpecializedSm90, the only schedule its sm90
-// convolutions have), so tiles stay at or below 128x128 (64 fp32 accumulators per thread each
-// 64 columns).
+// convolutions have), so tiles stay at or below 128x128 (128 fp32 accumulators per consumer
+// thread).
 struct Config {
   std::string_view name;
   int id;
