@@ -73,14 +73,14 @@ for step in ${STEPS:-tests}; do
       done
       if [ "${TORCH:-0}" = 1 ]; then
         timeout 60 python3 bench/gpu/torch_conv_peer.py --peaks-only --csv $out/torch-peaks.csv > $out/torch-peaks.txt 2>&1
-        ins=(); for p in fp32 tf32 fp16 bf16; do for f in $out/conv-$p.csv $out/torch-conv-$p.csv; do [ -s $f ] && ins+=($f); done; done
-        [ -s $out/torch-peaks.csv ] && ins+=($out/torch-peaks.csv)
+        ins=(); for p in fp32 tf32 fp16 bf16; do for f in $out/conv-$p.csv $out/torch-conv-$p.csv; do [ -s "$f" ] && ins+=("$f"); done; done
+        [ -s "$out/torch-peaks.csv" ] && ins+=("$out/torch-peaks.csv")
         python3 bench/gpu/merge_conv.py --summary $out/conv-summary.txt --merged-csv $out/conv-merged.csv "${ins[@]}" > /dev/null 2>&1
         sed -n '/summary/,$p' $out/conv-summary.txt | head -40
       fi ;;
     nsys)
       MIOPEN_USER_DB_PATH=/tmp/db-nsys nsys profile -t cuda -o /tmp/prof --force-overwrite true $B/bin/gpu_vs_cudnn conv --precision fp16 --filter "${NSYS_FILTER:-c2048 7x7 k512}" --quick > $out/nsys-run.txt 2>&1
       nsys stats --report cuda_gpu_kern_sum,cuda_api_sum --format csv -o $out/nsys /tmp/prof.nsys-rep > /dev/null 2>&1
-      echo "nsys ($SECONDS s)"; ls $out | grep nsys ;;
+      echo "nsys ($SECONDS s)"; ls "$out"/nsys* ;;
   esac
 done
