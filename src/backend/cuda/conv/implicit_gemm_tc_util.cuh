@@ -1,17 +1,16 @@
 // Shared part of the CUTLASS 2.x implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,bwd_s1,
 // bwd_narrow,wrw,wrw_serial}.cu, implicit_gemm_3xtf32_*.cu, implicit_gemm_simt_*.cu): Sm80
 // tensor-op or CUDA-core convolutions (fp32 accumulation) on NHWC tensors, their tile
-// configurations in implicit_gemm_configs.hpp. The
-// solver template, its workspace plan and CUTLASS's argument builders must agree on the same
-// padded layouts (implicit_gemm_staging.cuh: a packed NHWC tensor with aligned channels is used
-// in place, any other one is staged in the workspace as NHWC with the channel count rounded up
-// and the extra channels zero; the zero channels add nothing to any sum, so the result is exact).
-// The solvers differ only in the CUTLASS kernel and in which tensors are its A, B and C
-// operands; TcSolver holds everything else. Backward weights also splits its long reduction
-// (N*P*Q) over several thread blocks (CUTLASS's parallel split-K plus a reduction kernel, both
-// in a fixed order; or serial split-K into one fp32 sum, in slice order). Forward also takes a
-// fused chain's epilogue (implicit_gemm_tc_epilogue.hpp: CUTLASS's output stage, or the copy back
-// of a staged fp32 output).
+// configurations in implicit_gemm_configs.hpp. The solver template, its workspace plan and
+// CUTLASS's argument builders must agree on the same padded layouts (implicit_gemm_staging.cuh: a
+// packed NHWC tensor with aligned channels is used in place, any other one is staged in the
+// workspace as NHWC with the channel count rounded up and the extra channels zero; the zero
+// channels add nothing to any sum, so the result is exact). The solvers differ only in the CUTLASS
+// kernel and in which tensors are its A, B and C operands; TcSolver holds everything else. Backward
+// weights also splits its long reduction (N*P*Q) over several thread blocks (CUTLASS's parallel
+// split-K plus a reduction kernel, both in a fixed order; or serial split-K into one fp32 sum, in
+// slice order). Forward also takes a fused chain's epilogue (implicit_gemm_tc_epilogue.hpp:
+// CUTLASS's output stage, or the copy back of a staged fp32 output).
 #pragma once
 
 #include <cuda_runtime.h>
