@@ -1,8 +1,7 @@
 // ImplicitGemmTensorCoreWrw: backward-weights convolution as a CUTLASS implicit GEMM on tensor
 // cores (fp16, bf16; fp32 through TF32 when ANYDNN_CONV_ALLOW_TF32=1). The shared machinery,
 // and what is accepted, is in implicit_gemm_tc_util.cuh.
-#include "backend/cuda/conv/implicit_gemm_tc_util.cuh"
-#include "cutlass/conv/kernel/default_conv2d_wgrad.h"
+#include "backend/cuda/conv/implicit_gemm_tc_wgrad.cuh"
 
 namespace anydnn::cuda {
 namespace {
@@ -14,18 +13,10 @@ struct WrwTraits {
   // tiles: the reduction is split over several thread blocks (parallel split-K, slice count in
   // TcSolver's plan). Each slice writes its fp32 partial sum, hence ElementC = float for every
   // type, and tc::SplitKReduction<E> adds the slices in a fixed order and converts to E:
-  // deterministic, unlike atomics or serial split-K's arrival order.
+  // deterministic, unlike atomics (ImplicitGemmTensorCoreWrwSerial adds in slice order instead).
   static constexpr bool kSplitK = true;
   template <class E>
-  using Kernel = typename cutlass::conv::kernel::DefaultConv2dWgrad<
-      E, cutlass::layout::TensorNHWC, E, cutlass::layout::TensorNHWC, float,
-      cutlass::layout::TensorNHWC, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
-      typename tc::TileConfig<E>::Threadblock, typename tc::TileConfig<E>::Warp,
-      typename tc::TileConfig<E>::Instruction, tc::Epilogue<float>,
-      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, tc::TileConfig<E>::kStages,
-      cutlass::arch::OpMultiplyAdd, cutlass::conv::IteratorAlgorithm::kOptimized>::Kernel;
-  template <class E>
-  using Op = cutlass::conv::device::ImplicitGemmConvolution<Kernel<E>>;
+  using Op = tc::WgradOp<E>;
 };
 
 class ImplicitGemmTensorCoreWrw final : public tc::TcSolver<WrwTraits> {};

@@ -6,8 +6,7 @@
 // instead of one per slice, which stays in L2 for most filters, and waits instead where slices of
 // one tile finish together. Find times both. The shared machinery, and what is accepted, is in
 // implicit_gemm_tc_util.cuh.
-#include "backend/cuda/conv/implicit_gemm_tc_util.cuh"
-#include "cutlass/conv/kernel/default_conv2d_wgrad.h"
+#include "backend/cuda/conv/implicit_gemm_tc_wgrad.cuh"
 
 namespace anydnn::cuda {
 namespace {
@@ -17,17 +16,9 @@ struct WrwSerialTraits {
   static constexpr ConvDirection kDirection = ConvDirection::BackwardWeights;
   static constexpr bool kSplitK = true;
   static constexpr bool kSerialSplitK = true;
-  // The wgrad kernel of implicit_gemm_tc_wrw.cu: fp32 output (ElementC = float) for every type.
+  // The wgrad kernel of implicit_gemm_tc_wrw.cu (implicit_gemm_tc_wgrad.cuh).
   template <class E>
-  using Kernel = typename cutlass::conv::kernel::DefaultConv2dWgrad<
-      E, cutlass::layout::TensorNHWC, E, cutlass::layout::TensorNHWC, float,
-      cutlass::layout::TensorNHWC, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
-      typename tc::TileConfig<E>::Threadblock, typename tc::TileConfig<E>::Warp,
-      typename tc::TileConfig<E>::Instruction, tc::Epilogue<float>,
-      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, tc::TileConfig<E>::kStages,
-      cutlass::arch::OpMultiplyAdd, cutlass::conv::IteratorAlgorithm::kOptimized>::Kernel;
-  template <class E>
-  using Op = cutlass::conv::device::ImplicitGemmConvolution<Kernel<E>>;
+  using Op = tc::WgradOp<E>;
 };
 
 class ImplicitGemmTensorCoreWrwSerial final : public tc::TcSolver<WrwSerialTraits> {};

@@ -204,10 +204,6 @@ inline Plan make_plan(const ConvProblem& p) {
   return plan;
 }
 
-inline size_t plan_taps(const ConvProblem& p) {
-  return p.filter_size()[0] * p.filter_size()[1] * p.filter_size()[2];
-}
-
 // Efficiency of these kernels in the cost model (relative to kCutlassEfficiency): the 2.x
 // kernels' fitted per-direction factors, so that tiles and waves separate the two families, and
 // per tile shape what the first H100 run measured (2026-12-07, docs/performance.md [gpu-conv]):
@@ -259,12 +255,12 @@ class WgmmaSolver final : public ConvSolver {
     ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardData &&
                          (p.strides()[0] != 1 || p.strides()[1] != 1 || p.strides()[2] != 1),
                      "stride > 1 (CUTLASS's sm90 backward-data kernel is unit-stride only)");
+    const Plan plan = make_plan(p);
     // CUTLASS 4.2's sm90 wgrad gave wrong sums (relative error 0.3-1.0, different bits run to run)
     // on every filter larger than 1x1 we ran, 2-D and 3-D, and the right ones on 1x1
     // (tests/gpu/implicit_gemm_wgmma_gpu_test.cpp; docs/performance.md, [gpu-conv]).
-    ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardWeights && plan_taps(p) != 1,
+    ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardWeights && plan.w.hw != 1,
                      "a filter larger than 1x1 (CUTLASS's sm90 wgrad mis-sums them)");
-    const Plan plan = make_plan(p);
     return dispatch(p.data_type(), [&](auto e) {
       using Op = typename K<decltype(e)>::Op;
       const auto args = arguments<Op>(
