@@ -1,10 +1,11 @@
-// The CUTLASS tensor-core solvers (ImplicitGemmTensorCore{Fwd,Bwd,BwdS1,BwdNarrow,Wrw}) on problems
-// they accept: NHWC and NCHW (transposed through the workspace), channel counts that are not
-// multiples of the access width (zero-padded in the workspace), fp16, bf16 and fp32 through TF32,
-// 1x1, 3x3 and 7x7 filters, strides 1 and 2, backward weights with several split-K slices. Each
-// solver runs alone on device buffers with a NaN-poisoned output and workspace, is checked against
-// the double reference, and must give the same bits when run again. The shared solver test
-// (conv_solvers_gpu_test.cpp) covers the problem list as well.
+// The CUTLASS tensor-core solvers
+// (ImplicitGemmTensorCore{Fwd,FwdFixedChannels,Bwd,BwdS1,BwdNarrow,Wrw}) on problems they accept:
+// NHWC and NCHW (transposed through the workspace), channel counts that are not multiples of the
+// access width (zero-padded in the workspace), fp16, bf16 and fp32 through TF32, 1x1, 3x3 and 7x7
+// filters, strides 1 and 2, backward weights with several split-K slices. Each solver runs alone on
+// device buffers with a NaN-poisoned output and workspace, is checked against the double reference,
+// and must give the same bits when run again. The shared solver test (conv_solvers_gpu_test.cpp)
+// covers the problem list as well.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,7 +44,8 @@ constexpr double kTf32Tolerance = 2e-3;
 // the narrow-tile one (at most 32 input channels), the unit-stride one (stride 1) and the
 // strided one (anything); each runs alone on every problem it accepts.
 std::vector<std::string> solvers_of(ConvDirection d) {
-  if (d == ConvDirection::Forward) return {"ImplicitGemmTensorCoreFwd"};
+  if (d == ConvDirection::Forward)
+    return {"ImplicitGemmTensorCoreFwdFixedChannels", "ImplicitGemmTensorCoreFwd"};
   if (d == ConvDirection::BackwardData)
     return {"ImplicitGemmTensorCoreBwdNarrow", "ImplicitGemmTensorCoreBwdS1",
             "ImplicitGemmTensorCoreBwd"};
@@ -56,6 +58,8 @@ std::string outside_limits(const std::string& name, const ConvProblem& p) {
     return "stride > 1";
   if (name == "ImplicitGemmTensorCoreBwdNarrow" && p.in_channels() > 32)
     return "more than 32 input channels";
+  if (name == "ImplicitGemmTensorCoreFwdFixedChannels" && p.in_channels() > 4)
+    return "more than 4 input channels";
   return "";
 }
 
@@ -162,6 +166,12 @@ INSTANTIATE_TEST_SUITE_P(
         "NHWC --fil_layout NHWC --out_layout NHWC",
         // C = 3, NCHW bf16 (transposed and padded at once), odd sizes.
         "convbfp16 -n 2 -c 3 -H 17 -W 15 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0",
+        // At most 4 channels (the fixed-channels kernel first): the stem in TF32 NCHW with odd
+        // sizes; C = 4 NHWC fp16 in place, dilated; C = 1 bf16 with a 5x5 stride-2 filter.
+        "conv -n 2 -c 3 -H 23 -W 21 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 -F 1",
+        "convfp16 -n 2 -c 4 -H 16 -W 16 -k 16 -y 3 -x 3 -p 2 -q 2 -l 2 -j 2 -F 1 --in_layout NHWC "
+        "--fil_layout NHWC --out_layout NHWC",
+        "convbfp16 -n 1 -c 1 -H 20 -W 31 -k 8 -y 5 -x 5 -u 2 -v 2 -F 1",
         // K = 5 (-> 8), NHWC fp16: x in place, w with padded rows, y padded.
         "convfp16 -n 2 -c 16 -H 10 -W 10 -k 5 -y 3 -x 3 -p 1 -q 1 -F 0 --in_layout NHWC "
         "--fil_layout NHWC --out_layout NHWC",

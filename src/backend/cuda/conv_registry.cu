@@ -20,7 +20,8 @@ std::unique_ptr<ConvSolver> make_gemm_wrw_universal();    // conv/gemm_wrw_unive
 std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();          // conv/gemm_wrw_1x1.cu
 std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();  // conv/conv_direct_fwd.cu
 #if ANYDNN_HAVE_CUTLASS  // CUTLASS tensor-core solvers (built when the headers are found)
-std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();         // conv/implicit_gemm_tc_fwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();  // conv/implicit_gemm_tc_fwd.cu
+std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd_fixed_channels();  // ..._fixed_channels.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd();         // conv/implicit_gemm_tc_bwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_s1();      // conv/implicit_gemm_tc_bwd_s1.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_bwd_narrow();  // implicit_gemm_tc_bwd_narrow.cu
@@ -61,6 +62,8 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({129, make_implicit_gemm_wgmma_fwd_3d_128x128()});
 #endif
 #if ANYDNN_HAVE_CUTLASS
+  // At most 4 input channels (the stem): ahead of the general kernel, which it beats there.
+  list.push_back({135, make_implicit_gemm_tc_fwd_fixed_channels()});
   list.push_back({110, make_implicit_gemm_tc_fwd()});
   // fp32 near fp32 accuracy (3xTF32), opt-in (ANYDNN_CONV_3XTF32=1): after the TF32 kernel,
   // which is faster where TF32 is allowed.

@@ -217,9 +217,11 @@ class ConvDirectFwdCuda final : public ConvSolver {
     const DirectPlan d = make_plan(p);
     const double blocks = static_cast<double>(d.tiles_w * d.tiles_h) *
                           static_cast<double>(d.groups * d.k_chunks) * static_cast<double>(d.n);
-    return direct_fp32_ms(backend_of(ctx).rates(), blocks, static_cast<double>(d.cpg),
-                          static_cast<double>(d.patch_h) * static_cast<double>(d.patch_w),
-                          static_cast<double>(d.fy * d.fx));
+    return calibrated_ms(
+        name(), p.data_type(), ctx.config.conv_allow_tf32,
+        direct_fp32_ms(backend_of(ctx).rates(), blocks, static_cast<double>(d.cpg),
+                       static_cast<double>(d.patch_h) * static_cast<double>(d.patch_w),
+                       static_cast<double>(d.fy * d.fx)));
   }
   ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
     CudaBackend* be = &backend_of(ctx);

@@ -122,6 +122,15 @@ double calibrated_ms(std::string_view solver, miopenDataType_t type, bool tf32, 
       // around a fast GEMM cost more than their byte count says.
       {"GemmFwdRest", 1, 1.45, 0.0},
       {"GemmBwdRest", 1, 1.1, 0.0},
+      // Strict fp32, once the CUDA-core implicit GEMM (ImplicitGemmSimt*) joined: the solver_bench
+      // sweep of 2026-12-07 (339 ResNet-50 and DeepBench problems, H100, NCHW): im2col + SGEMM
+      // and the direct kernel run slower than their models against it; immediate mode's first
+      // choice more than 1.2x slower than the fastest solver on 36 problems before, 1 after
+      // (fitted on DeepBench alone, ResNet-50 went from 5 to 0).
+      {"GemmFwdRest", 0, 2.0, 0.0},
+      {"GemmBwdRest", 0, 1.8, 0.0},
+      {"GemmWrwUniversal", 0, 1.6, 0.0},
+      {"ConvDirectFwdCuda", 0, 1.25, 0.0},
   };
   const int math = type == miopenFloat ? (tf32 ? 1 : 0) : 2;
   for (const Row& row : kRows)

@@ -40,6 +40,24 @@ struct TileConfig<float> {
   static constexpr int kStages = 3;
 };
 
+// Inputs of at most 4 channels (ImplicitGemmTensorCoreFwdFixedChannels): the GEMM's N is the
+// output channels, 64 in the image networks' stems, so 64-wide blocks (2x2 warps of 64x32);
+// the k tile as TileConfig's. CUTLASS's fixed-channels tests use these warp shapes.
+template <class E>
+struct TileConfigFixedChannels {
+  using Threadblock = cutlass::gemm::GemmShape<128, 64, 64>;
+  using Warp = cutlass::gemm::GemmShape<64, 32, 64>;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 16>;
+  static constexpr int kStages = 3;
+};
+template <>
+struct TileConfigFixedChannels<float> {
+  using Threadblock = cutlass::gemm::GemmShape<128, 64, 32>;
+  using Warp = cutlass::gemm::GemmShape<64, 32, 32>;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
+  static constexpr int kStages = 3;
+};
+
 // fp32 at fp32 accuracy on TF32 tensor cores (3xTF32, CUTLASS's OpMultiplyAddFastF32): each
 // operand is split into a TF32 "big" part and the TF32-rounded rest, and big*big + big*small +
 // small*big are accumulated in fp32 (the small*small term, ~2^-22 of the product, is dropped):

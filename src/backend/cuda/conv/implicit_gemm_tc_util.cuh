@@ -1,5 +1,6 @@
-// Shared part of the CUTLASS 2.x implicit-GEMM solvers (implicit_gemm_tc_{fwd,bwd,bwd_s1,
-// bwd_narrow,wrw,wrw_serial}.cu, implicit_gemm_3xtf32_*.cu, implicit_gemm_simt_*.cu): Sm80
+// Shared part of the CUTLASS 2.x implicit-GEMM solvers (implicit_gemm_tc_{fwd,
+// fwd_fixed_channels,bwd,bwd_s1,bwd_narrow,wrw,wrw_serial}.cu, implicit_gemm_3xtf32_*.cu,
+// implicit_gemm_simt_*.cu): Sm80
 // tensor-op or CUDA-core convolutions (fp32 accumulation) on NHWC tensors, their tile
 // configurations in implicit_gemm_configs.hpp. The solver template, its workspace plan and
 // CUTLASS's argument builders must agree on the same padded layouts (implicit_gemm_staging.cuh: a
@@ -261,6 +262,14 @@ class TcSolver : public ConvSolver {
     if constexpr (requires { Traits::kEfficiency; }) return Traits::kEfficiency;
     return direction_default;
   }
+  // kFixedChannels: a kernel for that many input channels exactly (CUTLASS's fixed-channels
+  // iterators, forward only): fewer are padded up to it, and the reduction is the filter's
+  // R*S*C contiguous values rather than every tap's channels rounded up to the k tile (a
+  // 3-channel stem walked 49 x 64 where it needs 49 x 4).
+  static constexpr size_t kFixedChannels = [] {
+    if constexpr (requires { Traits::kFixedChannels; }) return Traits::kFixedChannels;
+    return size_t{0};
+  }();
   // kSerialSplitK (with kSplitK): serial instead of parallel split-K.
   static constexpr bool kSerialSplitK = [] {
     if constexpr (requires { Traits::kSerialSplitK; }) return Traits::kSerialSplitK;
@@ -307,6 +316,9 @@ class TcSolver : public ConvSolver {
                      "dilation > 1 (CUTLASS's strided backward-data kernel)");
     ANYDNN_REJECT_IF(kUnitStrideOnly && (p.strides()[1] != 1 || p.strides()[2] != 1),
                      "stride > 1 (the unit-stride kernel)");
+    ANYDNN_REJECT_IF(kFixedChannels != 0 && p.in_channels() > kFixedChannels,
+                     "more than " + std::to_string(kFixedChannels) +
+                         " input channels (the fixed-channels kernel)");
     ANYDNN_REJECT_IF(p.in_channels() > kMaxInputChannels,
                      "more than " + std::to_string(kMaxInputChannels) +
                          " input channels (the narrow-tile kernel)");
@@ -366,8 +378,9 @@ class TcSolver : public ConvSolver {
                    std::floor(65536.0 / (32.0 * Op::kWarpCount * 128.0)));
       switch (Traits::kDirection) {
         case ConvDirection::Forward:
-          ms += cutlass_conv_ms(r, math, n * out_px, kp, fy * fx * up(cp), Tile::kM, Tile::kN,
-                                per_sm, 1, efficiency(kCutlassFpropEfficiency));
+          ms += cutlass_conv_ms(r, math, n * out_px, kp,
+                                kFixedChannels != 0 ? up(fy * fx * cp) : fy * fx * up(cp), Tile::kM,
+                                Tile::kN, per_sm, 1, efficiency(kCutlassFpropEfficiency));
           break;
         case ConvDirection::BackwardData:
           ms += cutlass_conv_ms(r, math, n * in_px, cp,
@@ -405,11 +418,12 @@ class TcSolver : public ConvSolver {
       const WorkspacePlan wp = plan(ctx, p);
       const bool staged = wp.y_at != WorkspacePlan::kNone;
       if (staged && p.data_type() == miopenFloat) return Applicability::yes();  // the copy back
-      // CUTLASS's fused output stage is instantiated for plain TF32 only (epilogue.cu).
-      if constexpr (kFloatOnly) {
+      // CUTLASS's fused output stage is instantiated for plain TF32 only (epilogue.cu), and with
+      // the general iterators (not for a fixed-channels input).
+      if constexpr (kFloatOnly || kFixedChannels != 0) {
         return Applicability::no(
-            "an epilogue in the output stage of a 3xTF32 or CUDA-core kernel (only a "
-            "staged NCHW or padded output takes one)");
+            "an epilogue in the output stage of a 3xTF32, CUDA-core or fixed-channels kernel "
+            "(only a staged NCHW or padded fp32 output takes one)");
       } else {
         ANYDNN_REJECT_IF(staged && needs.residual,
                          "a residual on a staged 16-bit output (NCHW, or channels not a multiple "
@@ -528,7 +542,8 @@ class TcSolver : public ConvSolver {
     WorkspacePlan wp;
     const size_t a = alignment_of(p.data_type());
     const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
-    const size_t cp = round_up(c, a), kp = round_up(k, a);
+    const size_t cp = kFixedChannels != 0 ? kFixedChannels : round_up(c, a);
+    const size_t kp = round_up(k, a);
     const size_t hw_in = p.in_size()[1] * p.in_size()[2];
     const size_t hw_out = p.out_size()[1] * p.out_size()[2];
     const size_t hw_fil = p.filter_size()[1] * p.filter_size()[2];

@@ -255,6 +255,16 @@ class WgmmaSolver final : public ConvSolver {
     ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardData &&
                          (p.strides()[0] != 1 || p.strides()[1] != 1 || p.strides()[2] != 1),
                      "stride > 1 (CUTLASS's sm90 backward-data kernel is unit-stride only)");
+    // These kernels derive the output extent from the input, filter, padding, stride and
+    // dilation; MIOpen clamps an empty output to 1 (a filter larger than the padded input), which
+    // CUTLASS would derive as 0 and divide by (its FastDivmod of the im2col extents: SIGFPE).
+    for (int i = 3 - kCfg.spatial_dims; i < 3; ++i) {
+      const long in = static_cast<long>(p.in_size()[i]), f = static_cast<long>(p.filter_size()[i]);
+      const long derived =
+          (in + 2L * p.pads()[i] - p.dilations()[i] * (f - 1) - 1) / p.strides()[i] + 1;
+      ANYDNN_REJECT_IF(derived != static_cast<long>(p.out_size()[i]),
+                       "an output clamped to 1 (the filter is larger than the padded input)");
+    }
     const Plan plan = make_plan(p);
     // CUTLASS 4.2's sm90 wgrad gave wrong sums (relative error 0.3-1.0, different bits run to run)
     // on every filter larger than 1x1 we ran, 2-D and 3-D, and the right ones on 1x1
