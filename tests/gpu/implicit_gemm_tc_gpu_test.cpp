@@ -211,9 +211,11 @@ TEST(ImplicitGemmTcRejects, Fp32WithoutTf32) {
       const Applicability a = e->solver->applicable(ctx, p);
       EXPECT_FALSE(a) << name;
       EXPECT_EQ(a.reason, "TF32 not allowed (ANYDNN_CONV_ALLOW_TF32=1)");
-      // The same problem is taken once TF32 is allowed.
+      // The same problem is taken once TF32 is allowed (by the solvers meant for it: not the
+      // fixed-channels kernel, 16 channels).
       const Config allow = tf32_config(true);
-      EXPECT_TRUE(e->solver->applicable(ExecutionContext{allow, *backend}, p)) << name;
+      if (outside_limits(name, p).empty())
+        EXPECT_TRUE(e->solver->applicable(ExecutionContext{allow, *backend}, p)) << name;
     }
   }
 }
@@ -252,13 +254,15 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
   const Config cfg = tf32_config(true);
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
-  for (const char* line : {"convfp16 -n 2 -c 5 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1",
+  for (const char* line : {"convfp16 -n 2 -c 3 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1",
+                           "convfp16 -n 2 -c 5 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1",
                            "convfp16 -n 2 -c 16 -H 8 -W 8 -k 12 -y 3 -x 3 -p 1 -q 1",
                            "conv -n 2 -c 16 -H 8 -W 8 -k 6 -y 3 -x 3 -p 1 -q 1"}) {
     for (const ConvDirection dir :
          {ConvDirection::Forward, ConvDirection::BackwardData, ConvDirection::BackwardWeights}) {
       const ConvProblem p = problem_of(line, dir);
       for (const std::string& name : solvers_of(dir)) {
+        if (!outside_limits(name, p).empty()) continue;  // e.g. fixed channels, C > 4
         const auto* e = backend->conv_solvers().find(name);
         ASSERT_NE(e, nullptr);
         const Applicability a = e->solver->applicable(ctx, p);
@@ -276,6 +280,15 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
   const auto* e = backend->conv_solvers().find("ImplicitGemmTensorCoreFwd");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->solver->workspace_size(ctx, p), 0u);
+  // So does the fixed-channels kernel on exactly 4 NHWC channels.
+  const ConvProblem p4 = problem_of(
+      "convfp16 -n 2 -c 4 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout NHWC "
+      "--out_layout NHWC",
+      ConvDirection::Forward);
+  const auto* fixed = backend->conv_solvers().find("ImplicitGemmTensorCoreFwdFixedChannels");
+  ASSERT_NE(fixed, nullptr);
+  ASSERT_TRUE(fixed->solver->applicable(ctx, p4));
+  EXPECT_EQ(fixed->solver->workspace_size(ctx, p4), 0u);
 }
 
 // The split count fills the device (~2 waves of 128x128 tiles) and the workspace is exactly the

@@ -19,6 +19,12 @@ struct FwdFixedChannelsTraits {
   // CUTLASS's fixed-channels iterators need C equal to their access width: 4 elements (8 bytes
   // of fp16, 16 of fp32), for activations and filter alike.
   static constexpr size_t kFixedChannels = 4;
+  // Cost model: on the first H100 run (2026-12-07) a wave of resident blocks took 31-35 us
+  // whatever its 4-13 k tiles (fp16 stem 0.248 ms in 8 waves; TF32 stem 0.405 ms and DeepSpeech
+  // c1 5x20 0.392 ms in 8 and 9 waves, NCHW staging included), 5-10x the MMAs' modelled time:
+  // the iterators' per-access address arithmetic (8-byte fp16 accesses), not the math, sets the
+  // pace, so a wave is priced at no less than this.
+  static constexpr double kWaveFloorMs = 0.03;
   template <class E>
   using Tile = tc::TileConfigFixedChannels<E>;
   template <class E>

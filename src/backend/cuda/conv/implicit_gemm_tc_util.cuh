@@ -270,6 +270,12 @@ class TcSolver : public ConvSolver {
     if constexpr (requires { Traits::kFixedChannels; }) return Traits::kFixedChannels;
     return size_t{0};
   }();
+  // kWaveFloorMs (with kFixedChannels): the least time one wave of resident blocks takes,
+  // whatever its k tiles.
+  static constexpr double kWaveFloorMs = [] {
+    if constexpr (requires { Traits::kWaveFloorMs; }) return Traits::kWaveFloorMs;
+    return 0.0;
+  }();
   // kSerialSplitK (with kSplitK): serial instead of parallel split-K.
   static constexpr bool kSerialSplitK = [] {
     if constexpr (requires { Traits::kSerialSplitK; }) return Traits::kSerialSplitK;
@@ -377,11 +383,15 @@ class TcSolver : public ConvSolver {
                               static_cast<double>(kSharedBytes<Op> + 1024)),
                    std::floor(65536.0 / (32.0 * Op::kWarpCount * 128.0)));
       switch (Traits::kDirection) {
-        case ConvDirection::Forward:
-          ms += cutlass_conv_ms(r, math, n * out_px, kp,
-                                kFixedChannels != 0 ? up(fy * fx * cp) : fy * fx * up(cp), Tile::kM,
-                                Tile::kN, per_sm, 1, efficiency(kCutlassFpropEfficiency));
+        case ConvDirection::Forward: {
+          const double gemm = cutlass_conv_ms(
+              r, math, n * out_px, kp, kFixedChannels != 0 ? up(fy * fx * cp) : fy * fx * up(cp),
+              Tile::kM, Tile::kN, per_sm, 1, efficiency(kCutlassFpropEfficiency));
+          const double waves = std::ceil(std::ceil(n * out_px / Tile::kM) *
+                                         std::ceil(kp / Tile::kN) / (r.sms * per_sm));
+          ms += std::max(gemm, waves * kWaveFloorMs + kLaunchMs);
           break;
+        }
         case ConvDirection::BackwardData:
           ms += cutlass_conv_ms(r, math, n * in_px, cp,
                                 std::ceil(fy / sy) * std::ceil(fx / sx) * up(kp), Tile::kM,
