@@ -132,4 +132,12 @@ std::unique_ptr<Backend> make_cpu_backend(const Config& config);
 // NotInitialized when no usable GPU is present.
 std::unique_ptr<Backend> make_cuda_backend(const Config& config, void* stream);
 
+// A convolution solver of the CPU / CUDA registry by its stable id, without a handle (Find 2.0
+// reads a solution's algorithm from its id alone): each registry is built once per process on
+// first use and never changed (solver objects are stateless). nullptr when that registry has no
+// such id, or (CUDA) when the library was built without the CUDA backend. Defined beside each
+// backend's registry, so that nothing above names a backend.
+const ConvSolver* find_cpu_conv_solver(uint64_t id);
+const ConvSolver* find_cuda_conv_solver(uint64_t id);
+
 }  // namespace anydnn

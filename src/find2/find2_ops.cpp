@@ -4,14 +4,12 @@
 #include <set>
 #include <sstream>
 
-#include "backend/cpu/conv_registry.hpp"
+#include "backend/backend.hpp"
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
 #include "find2/solution_blob.hpp"
-#if ANYDNN_BACKEND_CUDA
-#include "backend/cuda/conv_registry.hpp"
-#endif
+#include "solver/conv_solver.hpp"
 
 namespace anydnn::find2 {
 
@@ -214,16 +212,11 @@ void run_solution(Handle& handle, const Solution& solution, const std::vector<Ru
 }
 
 miopenConvAlgorithm_t conv_solver_algorithm(uint64_t solver_id) {
-  // Every backend's registry, built once on first use and never changed (the solver objects
-  // are stateless): the id's algorithm without a handle and without mutable state. An id both
+  // The id's algorithm without a handle and without mutable state (backend.hpp). An id both
   // backends list is the same solver (docs/adding-a-solver.md), so the first answer is the
   // answer.
-  static const ConvSolverRegistry cpu_registry = cpu::make_conv_registry();
-  if (const auto* e = cpu_registry.find(solver_id)) return e->solver->algorithm();
-#if ANYDNN_BACKEND_CUDA
-  static const ConvSolverRegistry cuda_registry = cuda::make_conv_registry();
-  if (const auto* e = cuda_registry.find(solver_id)) return e->solver->algorithm();
-#endif
+  if (const ConvSolver* s = find_cpu_conv_solver(solver_id)) return s->algorithm();
+  if (const ConvSolver* s = find_cuda_conv_solver(solver_id)) return s->algorithm();
   ANYDNN_THROW(miopenStatusInvalidValue,
                "solver id " << solver_id << " is not a convolution solver of this library");
 }

@@ -62,3 +62,13 @@ ConvSolverRegistry make_conv_registry() {
 }
 
 }  // namespace anydnn::cpu
+
+namespace anydnn {
+
+const ConvSolver* find_cpu_conv_solver(uint64_t id) {
+  static const ConvSolverRegistry registry = cpu::make_conv_registry();
+  const auto* e = registry.find(id);
+  return e != nullptr ? e->solver.get() : nullptr;
+}
+
+}  // namespace anydnn

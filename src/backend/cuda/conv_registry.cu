@@ -111,3 +111,13 @@ ConvSolverRegistry make_conv_registry() {
 }
 
 }  // namespace anydnn::cuda
+
+namespace anydnn {
+
+const ConvSolver* find_cuda_conv_solver(uint64_t id) {
+  static const ConvSolverRegistry registry = cuda::make_conv_registry();
+  const auto* e = registry.find(id);
+  return e != nullptr ? e->solver.get() : nullptr;
+}
+
+}  // namespace anydnn
