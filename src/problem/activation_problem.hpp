@@ -13,8 +13,8 @@
 
 #include <string>
 
-#include "activation/activation_geometry.hpp"
 #include "activation/activation_math.hpp"
+#include "core/elementwise_geometry.hpp"
 #include "core/tensor_descriptor.hpp"
 
 namespace anydnn {

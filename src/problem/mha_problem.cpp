@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "activation/activation_geometry.hpp"  // elements_disjoint
 #include "core/data_type.hpp"
+#include "core/elementwise_geometry.hpp"  // elements_disjoint
 #include "core/errors.hpp"
 
 namespace anydnn {

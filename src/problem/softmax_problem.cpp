@@ -3,8 +3,8 @@
 #include <sstream>
 #include <string>
 
-#include "activation/activation_geometry.hpp"  // elements_disjoint
 #include "core/data_type.hpp"
+#include "core/elementwise_geometry.hpp"  // elements_disjoint
 #include "core/errors.hpp"
 
 namespace anydnn {

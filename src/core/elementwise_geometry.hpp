@@ -1,7 +1,8 @@
 // The iteration space of an elementwise call over several tensors, computed once per problem
-// and shared by both backends' activation solvers: the tensors' common shape with unit-length
-// dimensions dropped, dimensions ordered by the primary tensor's strides (so NHWC data is walked
-// in memory order) and merged wherever every tensor is contiguous across them. Two packed
+// by the problems of every family that walks tensors elementwise (activation, softmax, LRN,
+// pooling, CTC, attention) and shared by both backends' solvers: the tensors' common shape with
+// unit-length dimensions dropped, dimensions ordered by the primary tensor's strides (so NHWC data
+// is walked in memory order) and merged wherever every tensor is contiguous across them. Two packed
 // tensors of one layout become a single dimension of stride 1 (contiguous()).
 //
 // MIOpen pairs the elements of tensors with different lengths but equal counts by their

@@ -1,4 +1,4 @@
-#include "activation/activation_geometry.hpp"
+#include "core/elementwise_geometry.hpp"
 
 #include <algorithm>
 #include <numeric>
