@@ -23,12 +23,12 @@
 
 #include "backend/backend.hpp"
 #include "bench_common.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "core/config.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 
 using namespace anydnn;
 using namespace anydnn::bench;

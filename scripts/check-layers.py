@@ -18,12 +18,13 @@ EXCEPTIONS = os.path.join(ROOT, "scripts", "layer-exceptions.txt")
 # Bottom to top; a file may include its own layer and the ones below. "backend" is the abstract
 # backend interface (src/backend/*.hpp, below the families, beside the handle that owns it); the
 # backends' kernels and solvers (src/backend/cpu, src/backend/cuda) sit above everything they
-# implement. Families are one layer: one may use another (rnn uses dropout).
+# implement. "solver" holds what every family's solvers share; each family folder holds its own
+# problem, solver contract, front-end and registry. Families are one layer: one may use another
+# (rnn uses dropout, fusion's steps use conv and bn).
 LAYERS = [
     ["core"],
     ["db"],
     ["handle", "backend"],
-    ["problem"],
     ["solver"],
     ["activation", "bn", "conv", "ctc", "dropout", "lrn", "mha", "pooling", "reduction", "rnn",
      "softmax", "tensor_ops"],

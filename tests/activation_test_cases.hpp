@@ -25,11 +25,11 @@
 #include <vector>
 
 #include "activ_spec.hpp"
+#include "activation/activation_problem.hpp"
 #include "activation_reference.hpp"
 #include "common_test_util.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
-#include "problem/activation_problem.hpp"
 
 namespace anydnn::test {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 
 namespace anydnn::test {
 

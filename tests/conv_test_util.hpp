@@ -6,12 +6,12 @@
 
 #include <vector>
 
+#include "conv/conv_problem.hpp"
 #include "conv_reference.hpp"
 #include "conv_spec.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
-#include "problem/conv_problem.hpp"
 #include "verify.hpp"
 
 namespace anydnn::test {

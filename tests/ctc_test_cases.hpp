@@ -25,10 +25,10 @@
 
 #include "common_test_util.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "ctc/ctc_problem.hpp"
 #include "ctc_reference.hpp"
 #include "ctc_spec.hpp"
 #include "host_buffer.hpp"
-#include "problem/ctc_problem.hpp"
 
 namespace anydnn::test {
 

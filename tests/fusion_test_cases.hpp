@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "activation_reference.hpp"
+#include "bn/bn_problem.hpp"
 #include "bn_reference.hpp"
 #include "common_test_util.hpp"
 #include "conv_test_util.hpp"
 #include "host_buffer.hpp"
-#include "problem/bn_problem.hpp"
 #include "solver/fused_epilogue.hpp"
 #include "verify.hpp"
 

@@ -24,9 +24,9 @@
 #include "common_test_util.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
+#include "lrn/lrn_problem.hpp"
 #include "lrn_reference.hpp"
 #include "lrn_spec.hpp"
-#include "problem/lrn_problem.hpp"
 
 namespace anydnn::test {
 

@@ -20,8 +20,8 @@
 #include "common_test_util.hpp"
 #include "host_buffer.hpp"
 #include "mha/mha_ops.hpp"
+#include "mha/mha_problem.hpp"
 #include "mha_reference.hpp"
-#include "problem/mha_problem.hpp"
 #include "verify.hpp"
 
 namespace anydnn::test {

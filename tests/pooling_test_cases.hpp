@@ -13,8 +13,8 @@
 
 #include "activation_test_cases.hpp"  // host_tensor, element_offsets
 #include "host_buffer.hpp"
+#include "pooling/pooling_problem.hpp"
 #include "pooling_reference.hpp"
-#include "problem/pooling_problem.hpp"
 
 namespace anydnn::test {
 

@@ -27,8 +27,8 @@
 #include "core/data_type.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
-#include "problem/reduce_problem.hpp"
 #include "reduce_reference.hpp"
+#include "reduction/reduce_problem.hpp"
 
 namespace anydnn::test {
 

@@ -24,7 +24,7 @@
 #include "common_test_util.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
-#include "problem/softmax_problem.hpp"
+#include "softmax/softmax_problem.hpp"
 #include "softmax_reference.hpp"
 #include "softmax_spec.hpp"
 

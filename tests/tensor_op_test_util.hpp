@@ -26,8 +26,8 @@
 #include "core/float_types.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "host_buffer.hpp"
-#include "problem/tensor_op_problem.hpp"
 #include "tensor_op_reference.hpp"
+#include "tensor_ops/tensor_op_problem.hpp"
 
 namespace anydnn::test {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "activation/activation_problem.hpp"
+#include "activation/activation_solver.hpp"
 #include "handle/handle.hpp"
-#include "problem/activation_problem.hpp"
-#include "solver/activation_solver.hpp"
 
 namespace anydnn {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "activation/activation_solver.hpp"
 #include "core/config.hpp"
-#include "solver/activation_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "solver/activation_solver.hpp"
+#include "activation/activation_solver.hpp"
 
 namespace anydnn {
 

@@ -9,20 +9,20 @@
 #include <memory>
 #include <vector>
 
+#include "activation/activation_problem.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/dropout_descriptor.hpp"
 #include "core/errors.hpp"
 #include "core/rnn_descriptor.hpp"
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "ctc/ctc_problem.hpp"
 #include "find2/find2_ops.hpp"
 #include "fusion/fusion_plan.hpp"
 #include "handle/handle.hpp"
+#include "lrn/lrn_problem.hpp"
 #include "pooling/pooling_desc.hpp"
-#include "problem/activation_problem.hpp"
-#include "problem/ctc_problem.hpp"
-#include "problem/lrn_problem.hpp"
-#include "problem/reduce_problem.hpp"
+#include "reduction/reduce_problem.hpp"
 
 namespace anydnn::api {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::api {
 

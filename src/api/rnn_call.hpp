@@ -7,8 +7,8 @@
 #include "core/config.hpp"
 #include "core/dropout_descriptor.hpp"
 #include "core/rnn_descriptor.hpp"
-#include "problem/rnn_problem.hpp"
 #include "rnn/rnn_ops.hpp"
+#include "rnn/rnn_problem.hpp"
 
 namespace anydnn::api {
 

@@ -10,8 +10,8 @@
 #include "api/enum_args.hpp"
 #include "core/data_type.hpp"
 #include "core/logger.hpp"
-#include "problem/tensor_op_problem.hpp"
 #include "tensor_ops/tensor_op_ops.hpp"
+#include "tensor_ops/tensor_op_problem.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 #include "handle/handle.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
 
 namespace anydnn {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "bn/bn_solver.hpp"
 #include "core/config.hpp"
-#include "solver/bn_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

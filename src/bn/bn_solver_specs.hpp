@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "solver/bn_solver.hpp"
+#include "bn/bn_solver.hpp"
 
 namespace anydnn {
 

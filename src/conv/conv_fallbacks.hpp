@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "conv/conv_solver.hpp"
 #include "core/config.hpp"
-#include "solver/conv_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

@@ -8,10 +8,10 @@
 #include <functional>
 #include <vector>
 
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "db/find_db.hpp"
 #include "handle/handle.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

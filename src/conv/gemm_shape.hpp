@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 #include "solver/solver_contract.hpp"
 
 namespace anydnn {

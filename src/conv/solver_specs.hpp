@@ -7,8 +7,8 @@
 
 #include <string_view>
 
+#include "conv/conv_solver.hpp"
 #include "conv/gemm_shape.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

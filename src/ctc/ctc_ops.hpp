@@ -2,9 +2,9 @@
 // backend (logging each rejection at Info2) and runs it, timed for miopenGetKernelTime.
 #pragma once
 
+#include "ctc/ctc_problem.hpp"
+#include "ctc/ctc_solver.hpp"
 #include "handle/handle.hpp"
-#include "problem/ctc_problem.hpp"
-#include "solver/ctc_solver.hpp"
 
 namespace anydnn {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "solver/ctc_solver.hpp"
+#include "ctc/ctc_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

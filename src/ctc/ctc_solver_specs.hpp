@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "solver/ctc_solver.hpp"
+#include "ctc/ctc_solver.hpp"
 
 namespace anydnn {
 

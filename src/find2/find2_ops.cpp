@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "backend/backend.hpp"
+#include "conv/conv_solver.hpp"
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
 #include "find2/solution_blob.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::find2 {
 

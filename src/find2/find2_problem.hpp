@@ -14,9 +14,9 @@
 #include <variant>
 #include <vector>
 
+#include "activation/activation_problem.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
-#include "problem/activation_problem.hpp"
 
 namespace anydnn::find2 {
 

@@ -223,7 +223,7 @@ class FusedAdapter final : public OperatorAdapter {
   bool takes(miopenProblemDirection_t, miopenTensorArgumentId_t) const override { return false; }
 
   // The fused chain's canonical key: the fusion problem's (MIOpen's LogCmdFusion line,
-  // problem/fusion_problem.hpp), the one the fusion-plan API logs for the same chain.
+  // fusion/fusion_problem.hpp), the one the fusion-plan API logs for the same chain.
   std::string key(Handle& handle, const Problem& problem) const override {
     auto plan = make_plan(problem);
     plan->compile(handle);

@@ -15,7 +15,7 @@ namespace anydnn::find2 {
 
 namespace {
 
-// MhaTensor carries MIOpen's argument ids (problem/mha_problem.hpp).
+// MhaTensor carries MIOpen's argument ids (mha/mha_problem.hpp).
 static_assert(static_cast<int>(MhaTensor::K) == miopenTensorMhaK);
 static_assert(static_cast<int>(MhaTensor::DropoutOffset) == miopenTensorMhaDropoutOffset);
 static_assert(static_cast<int>(MhaTensor::ZInv) == miopenTensorMhaZInv);

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "solver/bn_solver.hpp"
-#include "solver/fusion_solver.hpp"
+#include "bn/bn_solver.hpp"
+#include "fusion/fusion_solver.hpp"
 
 namespace anydnn {
 

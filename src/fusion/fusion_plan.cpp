@@ -3,10 +3,10 @@
 #include <sstream>
 
 #include "backend/backend.hpp"
+#include "bn/bn_problem.hpp"
+#include "conv/conv_problem.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
-#include "problem/bn_problem.hpp"
-#include "problem/conv_problem.hpp"
 
 namespace anydnn {
 

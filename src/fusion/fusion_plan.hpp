@@ -1,5 +1,5 @@
 // Fusion plans (MIOpen's fusion API): a vertical chain of operators on one input tensor. When
-// the plan compiles, its operators become a FusionProblem (problem/fusion_problem.hpp: checked
+// the plan compiles, its operators become a FusionProblem (fusion/fusion_problem.hpp: checked
 // against the chains MIOpen fuses, with one canonical key) and the first applicable solver of
 // the backend's fusion registry (fusion/fusion_registry.hpp) is chosen: a fused one (the
 // convolution solvers' epilogues apply bias, BN inference and the activation; the BN solvers
@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "activation/activation_problem.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
+#include "fusion/fusion_problem.hpp"
+#include "fusion/fusion_solver.hpp"
 #include "handle/handle.hpp"
-#include "problem/activation_problem.hpp"
-#include "problem/fusion_problem.hpp"
-#include "solver/fusion_solver.hpp"
 
 namespace anydnn {
 

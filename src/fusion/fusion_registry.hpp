@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "solver/fusion_solver.hpp"
+#include "fusion/fusion_solver.hpp"
 
 namespace anydnn {
 

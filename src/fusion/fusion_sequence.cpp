@@ -12,8 +12,8 @@
 #include "core/logger.hpp"
 #include "fusion/fusion_registry.hpp"
 #include "fusion/fusion_steps.hpp"
-#include "problem/tensor_op_problem.hpp"
 #include "tensor_ops/tensor_op_ops.hpp"
+#include "tensor_ops/tensor_op_problem.hpp"
 
 namespace anydnn {
 

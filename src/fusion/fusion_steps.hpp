@@ -6,12 +6,12 @@
 #include <functional>
 #include <optional>
 
+#include "activation/activation_problem.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
+#include "fusion/fusion_solver.hpp"
 #include "handle/handle.hpp"
-#include "problem/activation_problem.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
 #include "solver/fused_epilogue.hpp"
-#include "solver/fusion_solver.hpp"
 
 namespace anydnn {
 

@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "backend/backend.hpp"
+#include "conv/conv_invoker_cache.hpp"
+#include "conv/conv_solver.hpp"
 #include "core/config.hpp"
 #include "db/find_db.hpp"
-#include "solver/conv_invoker_cache.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "problem/lrn_problem.hpp"
+#include "lrn/lrn_problem.hpp"
 
 #if defined(__CUDACC__)
 #define ANYDNN_HD __host__ __device__

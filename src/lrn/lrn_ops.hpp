@@ -3,8 +3,8 @@
 #pragma once
 
 #include "handle/handle.hpp"
-#include "problem/lrn_problem.hpp"
-#include "solver/lrn_solver.hpp"
+#include "lrn/lrn_problem.hpp"
+#include "lrn/lrn_solver.hpp"
 
 namespace anydnn {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "solver/lrn_solver.hpp"
+#include "lrn/lrn_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "solver/lrn_solver.hpp"
+#include "lrn/lrn_solver.hpp"
 
 namespace anydnn {
 

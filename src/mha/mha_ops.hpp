@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "handle/handle.hpp"
-#include "problem/mha_problem.hpp"
-#include "solver/mha_solver.hpp"
+#include "mha/mha_problem.hpp"
+#include "mha/mha_solver.hpp"
 
 namespace anydnn {
 

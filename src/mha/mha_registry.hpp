@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "solver/mha_solver.hpp"
+#include "mha/mha_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

@@ -11,7 +11,7 @@
 #include <climits>
 #include <string_view>
 
-#include "solver/mha_solver.hpp"
+#include "mha/mha_solver.hpp"
 
 namespace anydnn {
 

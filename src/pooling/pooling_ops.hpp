@@ -3,8 +3,8 @@
 #pragma once
 
 #include "handle/handle.hpp"
-#include "problem/pooling_problem.hpp"
-#include "solver/pooling_solver.hpp"
+#include "pooling/pooling_problem.hpp"
+#include "pooling/pooling_solver.hpp"
 
 namespace anydnn {
 

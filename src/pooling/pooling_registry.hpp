@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "solver/pooling_solver.hpp"
+#include "pooling/pooling_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

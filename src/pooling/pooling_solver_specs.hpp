@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "solver/pooling_solver.hpp"
+#include "pooling/pooling_solver.hpp"
 
 namespace anydnn {
 

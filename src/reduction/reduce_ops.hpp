@@ -3,8 +3,8 @@
 #pragma once
 
 #include "handle/handle.hpp"
-#include "problem/reduce_problem.hpp"
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_problem.hpp"
+#include "reduction/reduce_solver.hpp"
 
 namespace anydnn {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_solver.hpp"
 #include "solver/registry.hpp"
 
 namespace anydnn {

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_solver.hpp"
 
 namespace anydnn {
 

@@ -11,7 +11,7 @@
 
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
-#include "problem/rnn_problem.hpp"
+#include "rnn/rnn_problem.hpp"
 
 namespace anydnn {
 

@@ -4,8 +4,8 @@
 // layout is RnnShape's; the backward passes read what forward left in the reserve.
 #pragma once
 
-#include "problem/rnn_problem.hpp"
 #include "rnn/rnn_buffers.hpp"
+#include "rnn/rnn_problem.hpp"
 #include "rnn/rnn_shape.hpp"
 
 namespace anydnn {

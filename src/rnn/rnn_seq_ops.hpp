@@ -11,8 +11,8 @@
 #include "core/seq_tensor_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "handle/handle.hpp"
-#include "problem/rnn_problem.hpp"
 #include "rnn/rnn_ops.hpp"
+#include "rnn/rnn_problem.hpp"
 
 namespace anydnn {
 

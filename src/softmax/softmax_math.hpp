@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "core/vector_math.hpp"
-#include "problem/softmax_problem.hpp"
+#include "softmax/softmax_problem.hpp"
 
 #if defined(__CUDACC__)
 #define ANYDNN_HD __host__ __device__

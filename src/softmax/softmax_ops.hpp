@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "handle/handle.hpp"
-#include "problem/softmax_problem.hpp"
-#include "solver/softmax_solver.hpp"
+#include "softmax/softmax_problem.hpp"
+#include "softmax/softmax_solver.hpp"
 
 namespace anydnn {
 

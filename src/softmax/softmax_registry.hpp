@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "softmax/softmax_solver.hpp"
 #include "solver/registry.hpp"
-#include "solver/softmax_solver.hpp"
 
 namespace anydnn {
 

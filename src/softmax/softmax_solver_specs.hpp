@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "solver/softmax_solver.hpp"
+#include "softmax/softmax_solver.hpp"
 
 namespace anydnn {
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "handle/handle.hpp"
-#include "problem/tensor_op_problem.hpp"
-#include "solver/tensor_op_solver.hpp"
+#include "tensor_ops/tensor_op_problem.hpp"
+#include "tensor_ops/tensor_op_solver.hpp"
 
 namespace anydnn {
 

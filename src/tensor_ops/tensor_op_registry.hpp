@@ -10,7 +10,7 @@
 
 #include "core/config.hpp"
 #include "solver/registry.hpp"
-#include "solver/tensor_op_solver.hpp"
+#include "tensor_ops/tensor_op_solver.hpp"
 
 namespace anydnn {
 

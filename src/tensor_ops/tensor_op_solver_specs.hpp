@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "solver/tensor_op_solver.hpp"
+#include "tensor_ops/tensor_op_solver.hpp"
 
 namespace anydnn {
 

@@ -9,10 +9,10 @@
 #include <random>
 #include <string>
 
+#include "activation/activation_solver.hpp"
 #include "activation_test_cases.hpp"
 #include "backend/backend.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "solver/activation_solver.hpp"
 
 namespace anydnn {
 namespace {

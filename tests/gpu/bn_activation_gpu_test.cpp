@@ -17,14 +17,14 @@
 
 #include "activation_reference.hpp"
 #include "backend/backend.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 #include "bn_reference.hpp"
 #include "bn_spec.hpp"
 #include "common_test_util.hpp"
 #include "core/config.hpp"
 #include "fusion_test_cases.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

@@ -18,14 +18,14 @@
 
 #include "api/api_test_util.hpp"
 #include "backend/backend.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 #include "bn_reference.hpp"
 #include "bn_solver_promises.hpp"
 #include "bn_spec.hpp"
 #include "common_test_util.hpp"
 #include "core/config.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

@@ -18,12 +18,12 @@
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
 #include "conv/conv_kernels.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv_reference.hpp"
 #include "conv_test_util.hpp"
 #include "fusion_test_cases.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

@@ -7,11 +7,11 @@
 
 #include <random>
 
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv_reference.hpp"
 #include "conv_test_util.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn::test {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "ctc/ctc_solver.hpp"
 #include "ctc_test_cases.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "solver/ctc_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -17,13 +17,13 @@
 
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv_reference.hpp"
 #include "conv_test_util.hpp"
 #include "core/config.hpp"
 #include "gpu/conv_solver_check.hpp"
 #include "gpu/gpu_test_util.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

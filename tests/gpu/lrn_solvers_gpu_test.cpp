@@ -10,8 +10,8 @@
 
 #include "backend/backend.hpp"
 #include "gpu/gpu_test_util.hpp"
+#include "lrn/lrn_solver.hpp"
 #include "lrn_test_cases.hpp"
-#include "solver/lrn_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

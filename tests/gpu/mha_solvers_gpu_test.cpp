@@ -12,8 +12,8 @@
 #include "backend/backend.hpp"
 #include "gpu/gpu_test_util.hpp"
 #include "mha/mha_ops.hpp"
+#include "mha/mha_solver.hpp"
 #include "mha_test_cases.hpp"
-#include "solver/mha_solver.hpp"
 
 namespace anydnn {
 namespace {

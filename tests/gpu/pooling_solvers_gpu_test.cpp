@@ -10,8 +10,8 @@
 
 #include "backend/backend.hpp"
 #include "gpu/gpu_test_util.hpp"
+#include "pooling/pooling_solver.hpp"
 #include "pooling_test_cases.hpp"
-#include "solver/pooling_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/config.hpp"
 #include "gpu/gpu_test_util.hpp"
 #include "reduce_test_cases.hpp"
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "backend/backend.hpp"
 #include "gpu/gpu_test_util.hpp"
+#include "softmax/softmax_solver.hpp"
 #include "softmax_test_cases.hpp"
-#include "solver/softmax_solver.hpp"
 
 namespace anydnn {
 namespace {

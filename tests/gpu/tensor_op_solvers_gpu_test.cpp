@@ -20,8 +20,8 @@
 #include "core/config.hpp"
 #include "gpu/gpu_test_util.hpp"
 #include "solver/registry.hpp"
-#include "solver/tensor_op_solver.hpp"
 #include "tensor_op_test_util.hpp"
+#include "tensor_ops/tensor_op_solver.hpp"
 
 namespace anydnn {
 namespace {

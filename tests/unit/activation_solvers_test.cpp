@@ -7,10 +7,10 @@
 #include <random>
 #include <string>
 
+#include "activation/activation_solver.hpp"
 #include "activation_test_cases.hpp"
 #include "backend/backend.hpp"
 #include "core/elementwise_geometry.hpp"
-#include "solver/activation_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -10,13 +10,13 @@
 #include <set>
 
 #include "backend/backend.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 #include "bn_reference.hpp"
 #include "bn_solver_promises.hpp"
 #include "bn_spec.hpp"
 #include "common_test_util.hpp"
 #include "core/cpu_isa.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
 #include "solver_isa.hpp"
 #include "verify.hpp"
 

@@ -17,11 +17,11 @@
 #include "common_test_util.hpp"
 #include "conv/conv_bias.hpp"
 #include "conv/conv_kernels.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv_test_util.hpp"
 #include "core/cpu_isa.hpp"
 #include "fusion_test_cases.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 #include "solver_isa.hpp"
 #include "verify.hpp"
 

@@ -1,9 +1,9 @@
 // The canonical problem string: MIOpenDriver syntax that parses back into the same problem.
 #include <gtest/gtest.h>
 
+#include "conv/conv_problem.hpp"
 #include "conv_spec.hpp"
 #include "core/errors.hpp"
-#include "problem/conv_problem.hpp"
 
 namespace anydnn {
 namespace {

@@ -11,14 +11,14 @@
 
 #include "backend/backend.hpp"
 #include "common_test_util.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv_reference.hpp"
 #include "conv_solver_promises.hpp"
 #include "conv_test_util.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/cpu_isa.hpp"
 #include "core/tensor_descriptor.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 #include "solver_isa.hpp"
 #include "verify.hpp"
 

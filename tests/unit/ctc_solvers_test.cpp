@@ -9,9 +9,9 @@
 
 #include "backend/backend.hpp"
 #include "core/errors.hpp"
+#include "ctc/ctc_solver.hpp"
 #include "ctc_test_cases.hpp"
 #include "log_decoder.hpp"
-#include "solver/ctc_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -19,10 +19,10 @@
 #include "conv_test_util.hpp"
 #include "core/cpu_isa.hpp"
 #include "fusion/fusion_plan.hpp"
+#include "fusion/fusion_problem.hpp"
+#include "fusion/fusion_solver.hpp"
 #include "fusion_test_cases.hpp"
 #include "handle/handle.hpp"
-#include "problem/fusion_problem.hpp"
-#include "solver/fusion_solver.hpp"
 #include "verify.hpp"
 
 namespace anydnn {

@@ -19,17 +19,17 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 #include "bn_spec.hpp"
 #include "common_test_util.hpp"
 #include "conv_test_util.hpp"
 #include "core/cpu_isa.hpp"
 #include "fusion/fusion_plan.hpp"
+#include "fusion/fusion_problem.hpp"
+#include "fusion/fusion_solver.hpp"
 #include "fusion_test_cases.hpp"
 #include "handle/handle.hpp"
-#include "problem/bn_problem.hpp"
-#include "problem/fusion_problem.hpp"
-#include "solver/bn_solver.hpp"
-#include "solver/fusion_solver.hpp"
 #include "solver_isa.hpp"
 #include "verify.hpp"
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "lrn/lrn_solver.hpp"
 #include "lrn_test_cases.hpp"
-#include "solver/lrn_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -17,8 +17,8 @@
 #include "core/errors.hpp"
 #include "handle/handle.hpp"
 #include "mha/mha_ops.hpp"
+#include "mha/mha_solver.hpp"
 #include "mha_test_cases.hpp"
-#include "solver/mha_solver.hpp"
 
 namespace anydnn {
 namespace {

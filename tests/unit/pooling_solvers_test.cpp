@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "pooling/pooling_solver.hpp"
 #include "pooling_test_cases.hpp"
-#include "solver/pooling_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -15,7 +15,7 @@
 #include "core/errors.hpp"
 #include "reduce_test_cases.hpp"
 #include "reduction/reduce_plan.hpp"
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "softmax/softmax_solver.hpp"
 #include "softmax_test_cases.hpp"
-#include "solver/softmax_solver.hpp"
 
 namespace anydnn {
 namespace {

@@ -12,8 +12,8 @@
 #include "backend/cpu/tensor_ops.hpp"
 #include "backend/primitive_registries.hpp"
 #include "conv/conv_kernels.hpp"
+#include "conv/conv_solver.hpp"
 #include "core/float_types.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cuda {
 

@@ -14,7 +14,7 @@
 #include "backend/cuda/rnn/rnn_kernels.hpp"
 #include "backend/primitive_registries.hpp"
 #include "conv/conv_kernels.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cuda {
 

@@ -7,9 +7,9 @@
 // the CPU's instruction set and chosen once per call.
 #pragma once
 
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 #include "core/cpu_isa.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "backend/cpu/cpu_types.hpp"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 
 namespace anydnn::cpu {
 

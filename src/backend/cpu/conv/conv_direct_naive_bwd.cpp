@@ -5,8 +5,8 @@
 
 #include "backend/cpu/cpu_types.hpp"
 #include "conv/conv_fallbacks.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv/solver_specs.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

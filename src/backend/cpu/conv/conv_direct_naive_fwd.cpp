@@ -10,8 +10,8 @@
 #include "backend/cpu/conv/conv_epilogue.hpp"
 #include "backend/cpu/cpu_types.hpp"
 #include "conv/conv_fallbacks.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv/solver_specs.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

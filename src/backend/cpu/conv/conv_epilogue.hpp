@@ -8,8 +8,8 @@
 #pragma once
 
 #include "backend/cpu/kernels/row_epilogue.hpp"
+#include "conv/conv_solver.hpp"
 #include "core/cpu_isa.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -10,7 +10,7 @@
 
 #include "backend/cpu/cpu_types.hpp"
 #include "backend/cpu/kernels/vector_ops.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -2,7 +2,7 @@
 // invoker around kernels/fft_conv.hpp.
 #pragma once
 
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -17,8 +17,8 @@
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/conv/im2col.hpp"
 #include "backend/cpu/cpu_types.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv/solver_specs.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -11,9 +11,9 @@
 
 #include "backend/cpu/cpu_types.hpp"
 #include "backend/cpu/kernels/row_epilogue.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv/gemm_shape.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "backend/cpu/cpu_types.hpp"
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 
 namespace anydnn::cpu {
 

@@ -13,7 +13,7 @@
 #include "backend/cpu/kernels/conv_gemm.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
 #include "backend/cpu/kernels/transpose.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -14,7 +14,7 @@
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/kernels/channel_gemm.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

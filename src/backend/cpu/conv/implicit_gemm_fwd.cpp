@@ -11,7 +11,7 @@
 #include "backend/cpu/conv/gemm_util.hpp"
 #include "backend/cpu/kernels/conv_gemm.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -11,7 +11,7 @@
 #include "backend/cpu/conv/shifted_input.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
 #include "backend/cpu/kernels/shifted_gemm.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

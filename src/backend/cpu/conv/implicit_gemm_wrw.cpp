@@ -16,7 +16,7 @@
 #include "backend/cpu/kernels/gemm_tile.hpp"
 #include "backend/cpu/kernels/implicit_pack.hpp"
 #include "backend/cpu/kernels/scratch.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

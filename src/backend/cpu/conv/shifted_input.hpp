@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 
 namespace anydnn::cpu {
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "backend/cpu/kernels/winograd_f4x3.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cpu {
 

@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 
 namespace anydnn::cpu {
 

@@ -5,7 +5,7 @@
 
 #include "backend/cpu/cpu_types.hpp"
 #include "lrn/lrn_math.hpp"
-#include "solver/lrn_solver.hpp"
+#include "lrn/lrn_solver.hpp"
 
 namespace anydnn::cpu::lrn_cpu {
 

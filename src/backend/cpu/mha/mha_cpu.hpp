@@ -12,8 +12,8 @@
 #include <cstdint>
 
 #include "backend/cpu/cpu_types.hpp"
-#include "problem/mha_problem.hpp"
-#include "solver/mha_solver.hpp"
+#include "mha/mha_problem.hpp"
+#include "mha/mha_solver.hpp"
 
 namespace anydnn::cpu::mha_cpu {
 

@@ -5,7 +5,7 @@
 // from run to run and across MIOPEN_NUM_THREADS settings.
 #pragma once
 
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_solver.hpp"
 
 namespace anydnn::cpu {
 

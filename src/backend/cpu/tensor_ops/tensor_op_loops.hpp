@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "solver/tensor_op_solver.hpp"
+#include "tensor_ops/tensor_op_solver.hpp"
 
 namespace anydnn::cpu {
 

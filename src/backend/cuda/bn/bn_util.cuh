@@ -25,8 +25,8 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
 #include "backend/cuda/fused_epilogue.cuh"
-#include "problem/bn_problem.hpp"
-#include "solver/bn_solver.hpp"
+#include "bn/bn_problem.hpp"
+#include "bn/bn_solver.hpp"
 
 namespace anydnn::cuda::bn {
 

@@ -8,8 +8,8 @@
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
 #include "conv/conv_fallbacks.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv/solver_specs.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
 

@@ -15,8 +15,8 @@
 #include <cuda_runtime.h>
 
 #include "backend/cuda/fused_epilogue.cuh"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cuda {
 

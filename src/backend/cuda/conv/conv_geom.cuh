@@ -4,7 +4,7 @@
 #pragma once
 
 #include "backend/cuda/cuda_types.cuh"
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 
 namespace anydnn::cuda {
 

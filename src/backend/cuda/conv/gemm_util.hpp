@@ -9,9 +9,9 @@
 #include <cstddef>
 
 #include "backend/cuda/conv/cost_model.hpp"
+#include "conv/conv_problem.hpp"
+#include "conv/conv_solver.hpp"
 #include "conv/gemm_shape.hpp"
-#include "problem/conv_problem.hpp"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda {
 

@@ -13,8 +13,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "conv/conv_problem.hpp"
 #include "cutlass/gemm/gemm.h"
-#include "problem/conv_problem.hpp"
 
 namespace anydnn::cuda {
 namespace tc {

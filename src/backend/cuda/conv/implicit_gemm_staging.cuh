@@ -14,7 +14,7 @@
 
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn::cuda::tc {
 

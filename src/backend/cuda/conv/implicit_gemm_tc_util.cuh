@@ -34,6 +34,7 @@
 #include "backend/cuda/conv/implicit_gemm_tc_epilogue.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
+#include "conv/conv_solver.hpp"
 #include "cutlass/conv/conv2d_problem_size.h"
 #include "cutlass/conv/convolution.h"
 #include "cutlass/conv/device/implicit_gemm_convolution.h"
@@ -47,7 +48,6 @@
 #include "cutlass/reduction/device/reduce_split_k.h"
 #include "cutlass/reduction/kernel/reduce_split_k.h"
 #include "cutlass/reduction/thread/reduction_operators.h"
-#include "solver/conv_solver.hpp"
 
 namespace anydnn::cuda::tc {
 

@@ -23,7 +23,7 @@
 
 #include "backend/cuda/cuda_check.hpp"
 #include "ctc/ctc_math.hpp"
-#include "solver/ctc_solver.hpp"
+#include "ctc/ctc_solver.hpp"
 
 namespace anydnn::cuda::ctc_kernels {
 

@@ -11,7 +11,7 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
 #include "lrn/lrn_math.hpp"
-#include "solver/lrn_solver.hpp"
+#include "lrn/lrn_solver.hpp"
 
 namespace anydnn::cuda::lrn_kernels {
 

@@ -14,8 +14,8 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
 #include "mha/mha_math.hpp"
-#include "problem/mha_problem.hpp"
-#include "solver/mha_solver.hpp"
+#include "mha/mha_problem.hpp"
+#include "mha/mha_solver.hpp"
 
 namespace anydnn::cuda::mha_cuda {
 

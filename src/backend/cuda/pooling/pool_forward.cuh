@@ -8,7 +8,7 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/pooling/pool_2d_kernels.cuh"
 #include "backend/cuda/pooling/pool_cuda_util.cuh"
-#include "problem/pooling_problem.hpp"
+#include "pooling/pooling_problem.hpp"
 #include "solver/solver_contract.hpp"
 
 namespace anydnn::cuda {

@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#include "solver/reduce_solver.hpp"
+#include "reduction/reduce_solver.hpp"
 
 namespace anydnn::cuda {
 

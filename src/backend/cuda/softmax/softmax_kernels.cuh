@@ -20,7 +20,7 @@
 #include "backend/cuda/cuda_check.hpp"
 #include "backend/cuda/cuda_types.cuh"
 #include "softmax/softmax_math.hpp"
-#include "solver/softmax_solver.hpp"
+#include "softmax/softmax_solver.hpp"
 
 namespace anydnn::cuda::softmax_kernels {
 

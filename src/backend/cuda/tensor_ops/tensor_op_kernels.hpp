@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "solver/tensor_op_solver.hpp"
+#include "tensor_ops/tensor_op_solver.hpp"
 
 namespace anydnn::cuda {
 

@@ -1,5 +1,5 @@
 // Family-wide helpers of the convolution solver contract (conv_solver.hpp).
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn {
 

@@ -1,4 +1,4 @@
-#include "problem/mha_problem.hpp"
+#include "mha/mha_problem.hpp"
 
 #include <algorithm>
 #include <cmath>

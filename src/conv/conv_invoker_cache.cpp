@@ -1,4 +1,4 @@
-#include "solver/conv_invoker_cache.hpp"
+#include "conv/conv_invoker_cache.hpp"
 
 namespace anydnn {
 

@@ -8,9 +8,9 @@
 
 #include <string_view>
 
-#include "problem/tensor_op_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
+#include "tensor_ops/tensor_op_problem.hpp"
 
 namespace anydnn {
 

@@ -1,4 +1,4 @@
-#include "problem/lrn_problem.hpp"
+#include "lrn/lrn_problem.hpp"
 
 #include <climits>
 #include <sstream>

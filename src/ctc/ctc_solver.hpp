@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "problem/ctc_problem.hpp"
+#include "ctc/ctc_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

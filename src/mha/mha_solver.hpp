@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "mha/mha_math.hpp"
-#include "problem/mha_problem.hpp"
+#include "mha/mha_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

@@ -2,12 +2,12 @@
 // with a reason, and a run on concrete buffers. LRN needs no tuning: the front-end
 // (lrn/lrn_ops.cpp) runs the first applicable solver of the backend's ordered registry
 // (lrn/lrn_registry.hpp). Its workspace is the client's: the scale a forward call with
-// do_backward writes and backward reads (problem/lrn_problem.hpp).
+// do_backward writes and backward reads (lrn/lrn_problem.hpp).
 #pragma once
 
 #include <string_view>
 
-#include "problem/lrn_problem.hpp"
+#include "lrn/lrn_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

@@ -1,4 +1,4 @@
-#include "problem/pooling_problem.hpp"
+#include "pooling/pooling_problem.hpp"
 
 #include <sstream>
 #include <vector>

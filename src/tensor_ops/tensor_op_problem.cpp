@@ -1,4 +1,4 @@
-#include "problem/tensor_op_problem.hpp"
+#include "tensor_ops/tensor_op_problem.hpp"
 
 #include <algorithm>
 #include <cstring>

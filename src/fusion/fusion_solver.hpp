@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "problem/fusion_problem.hpp"
+#include "fusion/fusion_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

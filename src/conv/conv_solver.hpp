@@ -11,7 +11,7 @@
 #include <functional>
 #include <string_view>
 
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 #include "solver/fused_epilogue.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"

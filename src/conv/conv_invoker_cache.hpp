@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "solver/conv_solver.hpp"
+#include "conv/conv_solver.hpp"
 
 namespace anydnn {
 

@@ -1,4 +1,4 @@
-#include "problem/rnn_problem.hpp"
+#include "rnn/rnn_problem.hpp"
 
 #include <algorithm>
 #include <sstream>

@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "problem/pooling_problem.hpp"
+#include "pooling/pooling_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

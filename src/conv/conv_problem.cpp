@@ -1,4 +1,4 @@
-#include "problem/conv_problem.hpp"
+#include "conv/conv_problem.hpp"
 
 #include <sstream>
 

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "problem/bn_problem.hpp"
+#include "bn/bn_problem.hpp"
 #include "solver/fused_epilogue.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"

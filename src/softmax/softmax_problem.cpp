@@ -1,4 +1,4 @@
-#include "problem/softmax_problem.hpp"
+#include "softmax/softmax_problem.hpp"
 
 #include <sstream>
 #include <string>

@@ -1,4 +1,4 @@
-#include "problem/activation_problem.hpp"
+#include "activation/activation_problem.hpp"
 
 #include <limits>
 #include <sstream>

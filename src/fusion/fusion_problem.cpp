@@ -1,9 +1,9 @@
-#include "problem/fusion_problem.hpp"
+#include "fusion/fusion_problem.hpp"
 
 #include <sstream>
 
+#include "activation/activation_problem.hpp"
 #include "core/errors.hpp"
-#include "problem/activation_problem.hpp"
 
 namespace anydnn {
 

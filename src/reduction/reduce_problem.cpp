@@ -1,4 +1,4 @@
-#include "problem/reduce_problem.hpp"
+#include "reduction/reduce_problem.hpp"
 
 #include <cstring>
 #include <sstream>

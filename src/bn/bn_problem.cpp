@@ -1,4 +1,4 @@
-#include "problem/bn_problem.hpp"
+#include "bn/bn_problem.hpp"
 
 #include <cmath>
 #include <sstream>

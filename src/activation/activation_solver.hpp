@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "problem/activation_problem.hpp"
+#include "activation/activation_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "problem/softmax_problem.hpp"
+#include "softmax/softmax_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "problem/reduce_problem.hpp"
+#include "reduction/reduce_problem.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 

@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
+#include "bn/bn_problem.hpp"
+#include "conv/conv_problem.hpp"
 #include "core/conv_descriptor.hpp"
 #include "core/tensor_descriptor.hpp"
-#include "problem/bn_problem.hpp"
-#include "problem/conv_problem.hpp"
 
 namespace anydnn {
 

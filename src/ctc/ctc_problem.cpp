@@ -1,4 +1,4 @@
-#include "problem/ctc_problem.hpp"
+#include "ctc/ctc_problem.hpp"
 
 #include <algorithm>
 #include <sstream>
