@@ -13,13 +13,13 @@
 #include <random>
 #include <vector>
 
+#include "activation/fused_epilogue.hpp"
 #include "activation_reference.hpp"
 #include "bn/bn_problem.hpp"
 #include "bn_reference.hpp"
 #include "common_test_util.hpp"
 #include "conv_test_util.hpp"
 #include "host_buffer.hpp"
-#include "solver/fused_epilogue.hpp"
 #include "verify.hpp"
 
 namespace anydnn::test {

@@ -6,8 +6,8 @@
 
 #include <string_view>
 
+#include "activation/fused_epilogue.hpp"
 #include "bn/bn_problem.hpp"
-#include "solver/fused_epilogue.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 
@@ -32,7 +32,7 @@ struct BnBuffers {
   void* dbias = nullptr;
   // y = alpha * bn(x) + beta * y; dx likewise; dscale/dbias with the param factors.
   float alpha = 1.0f, beta = 0.0f, alpha_param = 1.0f, beta_param = 0.0f;
-  // Fused activation (solver/fused_epilogue.hpp): forward y = alpha * act(bn(x)) + beta * y;
+  // Fused activation (activation/fused_epilogue.hpp): forward y = alpha * act(bn(x)) + beta * y;
   // backward runs on act'(dy) at bn(x), recomputed from the saved statistics and scale / bias.
   // Set only by the fusion front-end, only for a solver whose activation_support() said yes.
   const FusedActivation* activation = nullptr;

@@ -10,7 +10,7 @@
 namespace anydnn {
 
 // The per-channel steps of a fused convolution chain, folded into the fp32 scale / shift of a
-// ConvEpilogue (solver/fused_epilogue.hpp), for K = channels output channels:
+// ConvEpilogue (activation/fused_epilogue.hpp), for K = channels output channels:
 //   spatial BN inference:  scale[k] = alpha * g[k] / sqrt(var[k] + epsilon)
 //                          shift[k] = (bias[k] - mean[k]) * g[k] / sqrt(var[k] + eps) + beta[k]
 //   no BN:                 scale[k] = alpha (only written when alpha != 1), shift[k] = bias[k]

@@ -11,8 +11,8 @@
 #include <functional>
 #include <string_view>
 
+#include "activation/fused_epilogue.hpp"
 #include "conv/conv_problem.hpp"
-#include "solver/fused_epilogue.hpp"
 #include "solver/registry.hpp"
 #include "solver/solver_contract.hpp"
 
@@ -27,7 +27,7 @@ struct ConvBuffers {
   void* y = nullptr;
   void* workspace = nullptr;
   size_t workspace_size = 0;
-  // Forward only: applied to y as it is written (solver/fused_epilogue.hpp). Set only by the
+  // Forward only: applied to y as it is written (activation/fused_epilogue.hpp). Set only by the
   // fusion front-end, and only for a solver whose epilogue_support() said yes to its needs();
   // null everywhere else (every other caller, Find, the invoker cache).
   const ConvEpilogue* epilogue = nullptr;
@@ -63,7 +63,7 @@ class ConvSolver {
   // Only called for applicable problems.
   virtual ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
   // Whether this solver's invoker applies an epilogue with these needs to a forward problem it
-  // is applicable to (ConvBuffers::epilogue; the contract is solver/fused_epilogue.hpp). The
+  // is applicable to (ConvBuffers::epilogue; the contract is activation/fused_epilogue.hpp). The
   // same invoker runs with and without one, so Find's timings and the invoker cache are shared.
   // Default: no. Only asked about applicable forward problems.
   virtual Applicability epilogue_support(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/,

@@ -1,7 +1,7 @@
 // The three BN + activation fusion solvers (bn_fwd_infer_activation_fused.cpp,
 // bn_fwd_trg_activation_fused.cpp, bn_bwd_trg_activation_fused.cpp, MIOpen's names) differ only
 // in the chain they take: each runs the backend's BN solver with the activation fused into its
-// passes (BnBuffers::activation, solver/fused_epilogue.hpp), so x is read and y written once.
+// passes (BnBuffers::activation, activation/fused_epilogue.hpp), so x is read and y written once.
 #pragma once
 
 #include <string>

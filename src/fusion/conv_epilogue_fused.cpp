@@ -1,6 +1,6 @@
 // ConvEpilogueFused: a convolution chain (conv [+ z] [+ bias] [+ spatial BN inference]
 // [+ activation]) run as one convolution whose solver applies the rest in its epilogue
-// (solver/fused_epilogue.hpp) while each output tile is still in registers or cache: bias, BN
+// (activation/fused_epilogue.hpp) while each output tile is still in registers or cache: bias, BN
 // inference and alpha1 folded into a per-channel scale and shift, then the activation. One pass
 // over the output instead of up to four. The convolution solver is immediate mode's choice
 // among those that take such an epilogue (and of the plan's algorithm).

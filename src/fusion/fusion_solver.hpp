@@ -2,7 +2,7 @@
 // name, applicability with a reason, and compile(), which chooses what runs for one handle (the
 // convolution solution, the BN solver) and returns the workspace it needs and the run. Fusion
 // solvers are device-independent: they hand the fused work to a convolution solver's epilogue
-// or a BN solver's activation (solver/fused_epilogue.hpp), whose kernels are the backend's, so
+// or a BN solver's activation (activation/fused_epilogue.hpp), whose kernels are the backend's, so
 // one list serves every backend (fusion/fusion_registry.hpp). The front-end
 // (fusion/fusion_plan.cpp) picks the first applicable solver when a plan compiles; the last,
 // FusionSequence, runs the operators one after the other and applies to every chain.

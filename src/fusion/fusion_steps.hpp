@@ -7,11 +7,11 @@
 #include <optional>
 
 #include "activation/activation_problem.hpp"
+#include "activation/fused_epilogue.hpp"
 #include "bn/bn_problem.hpp"
 #include "bn/bn_solver.hpp"
 #include "fusion/fusion_solver.hpp"
 #include "handle/handle.hpp"
-#include "solver/fused_epilogue.hpp"
 
 namespace anydnn {
 

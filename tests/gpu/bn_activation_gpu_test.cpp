@@ -1,4 +1,4 @@
-// BN + activation in one pass (BnBuffers::activation, solver/fused_epilogue.hpp) on every CUDA
+// BN + activation in one pass (BnBuffers::activation, activation/fused_epilogue.hpp) on every CUDA
 // batch-normalization solver, alone: every problem of tests/problems/bn_problems.txt it takes,
 // forward training (saved and running statistics), inference (estimates) and backward (from the
 // saved statistics), every activation mode (fusion_test_cases.hpp, shared with the CPU twin

@@ -1,4 +1,4 @@
-// The fused epilogue of every CUDA forward solver that takes one (solver/fused_epilogue.hpp),
+// The fused epilogue of every CUDA forward solver that takes one (activation/fused_epilogue.hpp),
 // each solver alone (no Find, no fusion front-end): on every forward problem of the shared list
 // (tests/problems/conv_problems.txt) plus the layouts that pick the tensor-core solver's other
 // epilogue paths, with the epilogue shapes and activations of the CPU twin

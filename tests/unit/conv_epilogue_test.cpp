@@ -1,11 +1,11 @@
 // Every CPU convolution solver that takes a fused epilogue (ConvSolver::epilogue_support,
-// solver/fused_epilogue.hpp), alone, on every forward problem of tests/problems/conv_problems.txt
-// it accepts, once per instruction set, with epilogues of every shape (shift only as a bias,
-// scale + shift as BN folded, a residual z, none) and every activation mode with non-trivial
-// parameters, against the double reference of the convolution followed by the epilogue, with
-// MIOpen's fusion tolerance (fusion_test_cases.hpp). Outputs are poisoned with NaN first. Also:
-// with only a shift (conv + bias) the epilogue's bits equal the solver's output plus the bias
-// call's.
+// activation/fused_epilogue.hpp), alone, on every forward problem of
+// tests/problems/conv_problems.txt it accepts, once per instruction set, with epilogues of every
+// shape (shift only as a bias, scale + shift as BN folded, a residual z, none) and every activation
+// mode with non-trivial parameters, against the double reference of the convolution followed by the
+// epilogue, with MIOpen's fusion tolerance (fusion_test_cases.hpp). Outputs are poisoned with NaN
+// first. Also: with only a shift (conv + bias) the epilogue's bits equal the solver's output plus
+// the bias call's.
 #include <gtest/gtest.h>
 
 #include <cstring>

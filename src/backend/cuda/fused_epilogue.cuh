@@ -1,4 +1,4 @@
-// The device side of the epilogue contract (solver/fused_epilogue.hpp) for the CUDA kernels:
+// The device side of the epilogue contract (activation/fused_epilogue.hpp) for the CUDA kernels:
 // the convolution epilogue (per-channel scale / shift, residual, activation) and the activation
 // a BN pass applies, as small device functions a kernel calls on a value it is about to store.
 //
@@ -13,7 +13,7 @@
 #include <miopen/miopen.h>
 
 #include "activation/activation_math.hpp"
-#include "solver/fused_epilogue.hpp"
+#include "activation/fused_epilogue.hpp"
 
 namespace anydnn::cuda {
 

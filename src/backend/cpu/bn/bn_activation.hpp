@@ -1,6 +1,6 @@
 // The CPU side of a BN solver's fused activation (BnBuffers::activation,
-// solver/fused_epilogue.hpp): the loops the BN solvers call on a run of fp32 values they hold in
-// L1 (one chunk, one NHWC row, one block of positions), so that y = act(bn(x)) is written once
+// activation/fused_epilogue.hpp): the loops the BN solvers call on a run of fp32 values they hold
+// in L1 (one chunk, one NHWC row, one block of positions), so that y = act(bn(x)) is written once
 // and the backward's dy is replaced on the fly, in both of its passes, by the activation's
 // derivative at bn(x) (recomputed from the saved statistics as MIOpen's fused kernel does). The
 // arithmetic is activ::forward / activ::backward (activation/activation_math.hpp), compiled for

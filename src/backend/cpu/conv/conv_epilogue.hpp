@@ -1,4 +1,4 @@
-// The CPU side of the convolution epilogue contract (solver/fused_epilogue.hpp): what a CPU
+// The CPU side of the convolution epilogue contract (activation/fused_epilogue.hpp): what a CPU
 // solver calls on a block of fp32 output it has just written (still in L1 / L2), to apply the
 // per-channel scale / shift, the residual and the activation in place, instead of the separate
 // bias, BN and activation passes over memory. The loop is activ::forward of

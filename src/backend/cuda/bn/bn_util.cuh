@@ -11,7 +11,7 @@
 // dbias). Reductions never use atomics: every partial is combined in a fixed order, so results
 // are bitwise reproducible on a given device.
 //
-// A fused activation (BnBuffers::activation, solver/fused_epilogue.hpp) rides along in
+// A fused activation (BnBuffers::activation, activation/fused_epilogue.hpp) rides along in
 // GroupArgs: forward passes store act(bn(x)); backward passes replace dy, in the sums and in the
 // dx pass alike, by act'(dy) at bn(x) = f0*(x - f1) + f2, the forward coefficients of the saved
 // statistics (GroupState::f), so x and dy are still read once per pass.

@@ -8,7 +8,7 @@
 // memory, so each input value loaded from global memory feeds 8 channels and every tap that
 // covers it, and each filter value feeds 512 pixels. Accumulation is fp32 in the order
 // channel, filter row, filter column, like the naive kernel. A fused chain's epilogue
-// (solver/fused_epilogue.hpp) is applied to the accumulators as they are stored, so bias, BN
+// (activation/fused_epilogue.hpp) is applied to the accumulators as they are stored, so bias, BN
 // inference and the activation cost no pass over memory (a second instantiation, kEpilogue,
 // keeps the plain kernel as it was).
 #include <memory>

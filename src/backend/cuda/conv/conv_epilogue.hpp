@@ -1,5 +1,5 @@
 // What the CUDA convolution solvers share to honour the epilogue contract
-// (solver/fused_epilogue.hpp): the checks every one of them makes, and the fused epilogue pass
+// (activation/fused_epilogue.hpp): the checks every one of them makes, and the fused epilogue pass
 // the cuBLAS solvers run after their GEMMs. The per-value arithmetic is fused_epilogue.cuh's.
 //
 // Where each forward solver applies the epilogue (docs/cuda-backend.md, "Fused epilogues"):

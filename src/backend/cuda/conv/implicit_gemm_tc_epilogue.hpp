@@ -1,5 +1,5 @@
 // The fused epilogue of the forward tensor-core solver (ImplicitGemmTensorCoreFwd, the shared
-// TcSolver in implicit_gemm_tc_util.cuh): the contract of solver/fused_epilogue.hpp applied in
+// TcSolver in implicit_gemm_tc_util.cuh): the contract of activation/fused_epilogue.hpp applied in
 // CUTLASS's output stage, or in the copy back of a staged fp32 output. Its own translation unit
 // (implicit_gemm_tc_epilogue.cu): the fused CUTLASS kernels build in parallel with the plain
 // ones, and the plain kernels stay exactly as they were.

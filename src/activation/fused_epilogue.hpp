@@ -1,5 +1,6 @@
-// The epilogue contract: what a convolution or batch-normalization solver may be asked to apply
-// to its output while it is still in registers or cache, so that a fused chain (fusion plans,
+// The epilogue contract (with the activation family: what it applies is an activation after a
+// scale, shift and residual): what a convolution or batch-normalization solver may be asked to
+// apply to its output while it is still in registers or cache, so that a fused chain (fusion plans,
 // miopenConvolutionBiasActivationForward) makes one pass over memory instead of three. Written
 // once for every backend; a solver opts in through its family's capability query
 // (ConvSolver::epilogue_support, BnSolver::activation_support) and is never handed an epilogue
