@@ -16,6 +16,7 @@
 #include "conv_driver.hpp"  // exit codes
 #include "conv_spec.hpp"    // layout_enum
 #include "device_buffer.hpp"
+#include "driver_prologue.hpp"
 #include "host_buffer.hpp"
 #include "verify.hpp"
 
@@ -309,31 +310,21 @@ int BnDriver::run(int argc, const char* const* argv) {
     std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
     return kExitUsage;
   }
-  const int iters = flags_.get_int("iter");
-  if (iters < 1) {
-    std::cerr << "MIOpenDriver " << base_ << ": Fatal: Number of iterations must be > 0"
-              << std::endl;
+  RunOptions run;
+  if (const auto err = read_run_options(flags_, run)) {
+    std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
     return kExitUsage;
   }
+  const int iters = run.iters;
   if (spec_.forw != 0 && spec_.back)
     std::cout << "Warning: -F " << spec_.forw
               << " and -b 1 together: running the forward pass only (as MIOpenDriver)" << std::endl;
-  time_ = flags_.get_int("time") != 0;
-  wall_ = flags_.get_int("wall") != 0 && time_;
+  time_ = run.time;
+  wall_ = run.wall;
 
-  unsigned seed = 12345678;
-  if (const char* s = std::getenv("MIOPEN_DEBUG_DRIVER_PRNG_SEED"))
-    seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-  std::cout << "PRNG seed: " << seed << std::endl;
-  rng_.seed(seed);
-
-  miopenStatus_t rc = miopenCreate(&handle_.h);
-  if (rc != miopenStatusSuccess) {
-    std::cout << "Error creating a handle, status = " << rc << std::endl;
-    return rc;
-  }
-  if ((rc = memory_of(handle_.h, memory_)) != miopenStatusSuccess) return rc;
-  if (time_) miopenEnableProfiling(handle_.h, true);
+  rng_ = driver_rng();
+  miopenStatus_t rc = create_driver_handle(&handle_.h, memory_, time_);
+  if (rc != miopenStatusSuccess) return rc;
   rc = setup();
   if (rc != miopenStatusSuccess) {
     std::cout << "Error setting up the batch-norm descriptors, status = " << rc << std::endl;

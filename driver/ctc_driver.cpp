@@ -15,6 +15,7 @@
 #include "ctc_reference.hpp"
 #include "ctc_spec.hpp"
 #include "device_buffer.hpp"
+#include "driver_prologue.hpp"
 #include "host_buffer.hpp"
 #include "verify.hpp"
 
@@ -67,29 +68,21 @@ int run_ctc_driver(int argc, const char* const* argv) {
     std::cerr << "MIOpenDriver ctc: " << *err << std::endl;
     return kExitUsage;
   }
-  const int iters = flags.get_int("iter");
-  if (iters < 1) {
-    std::cerr << "MIOpenDriver ctc: Fatal: Number of iterations must be > 0" << std::endl;
+  RunOptions run;
+  if (const auto err = read_run_options(flags, run)) {
+    std::cerr << "MIOpenDriver ctc: " << *err << std::endl;
     return kExitUsage;
   }
-  const bool time = flags.get_int("time") != 0;
-  const bool wall = flags.get_int("wall") != 0 && time;
+  const int iters = run.iters;
+  const bool time = run.time;
+  const bool wall = run.wall;
 
-  unsigned seed = 12345678;
-  if (const char* s = std::getenv("MIOPEN_DEBUG_DRIVER_PRNG_SEED"))
-    seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-  std::cout << "PRNG seed: " << seed << std::endl;
-  std::mt19937 rng(seed);
+  std::mt19937 rng = driver_rng();
 
   Owned o;
-  miopenStatus_t rc = miopenCreate(&o.handle);
-  if (rc != miopenStatusSuccess) {
-    std::cout << "Error creating a handle, status = " << rc << std::endl;
-    return rc;
-  }
   Memory memory = Memory::Host;
-  if ((rc = memory_of(o.handle, memory)) != miopenStatusSuccess) return rc;
-  if (time) miopenEnableProfiling(o.handle, true);
+  miopenStatus_t rc = create_driver_handle(&o.handle, memory, time);
+  if (rc != miopenStatusSuccess) return rc;
   const int T = spec.max_time(), N = spec.batch, C = spec.classes();
   const std::array<int, 3> dims = {T, N, C};
   if ((rc = miopenCreateTensorDescriptor(&o.probs)) == miopenStatusSuccess &&

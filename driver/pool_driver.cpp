@@ -13,6 +13,7 @@
 
 #include "conv_driver.hpp"  // exit codes
 #include "device_buffer.hpp"
+#include "driver_prologue.hpp"
 #include "host_buffer.hpp"
 #include "pool_spec.hpp"
 #include "pooling_reference.hpp"
@@ -289,30 +290,20 @@ int PoolDriver::run(int argc, const char* const* argv) {
     std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
     return kExitUsage;
   }
-  iters_ = flags_.get_int("iter");
-  if (iters_ < 1) {
-    std::cerr << "MIOpenDriver " << base_ << ": Fatal: Number of iterations must be > 0"
-              << std::endl;
+  RunOptions run;
+  if (const auto err = read_run_options(flags_, run)) {
+    std::cerr << "MIOpenDriver " << base_ << ": " << *err << std::endl;
     return kExitUsage;
   }
-  time_ = flags_.get_int("time") != 0;
-  wall_ = flags_.get_int("wall") != 0 && time_;
+  iters_ = run.iters;
+  time_ = run.time;
+  wall_ = run.wall;
   dump_root_ = flags_.get_str("dump_root");
   save_index_ = spec_.backward();  // MIOpen's do_backward = !forw
 
-  unsigned seed = 12345678;
-  if (const char* s = std::getenv("MIOPEN_DEBUG_DRIVER_PRNG_SEED"))
-    seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-  std::cout << "PRNG seed: " << seed << std::endl;
-  std::mt19937 rng(seed);
-
-  miopenStatus_t rc = miopenCreate(&o_.handle);
-  if (rc != miopenStatusSuccess) {
-    std::cout << "Error creating a handle, status = " << rc << std::endl;
-    return rc;
-  }
-  if ((rc = memory_of(o_.handle, memory_)) != miopenStatusSuccess) return rc;
-  if (time_) miopenEnableProfiling(o_.handle, true);
+  std::mt19937 rng = driver_rng();
+  miopenStatus_t rc = create_driver_handle(&o_.handle, memory_, time_);
+  if (rc != miopenStatusSuccess) return rc;
   if ((rc = setup()) != miopenStatusSuccess) {
     std::cout << "Error setting up the pooling problem, status = " << rc << std::endl;
     return rc;
