@@ -49,6 +49,15 @@ enum class ObjectTag : uint32_t {
   Mha = 0x414e4d31u,           // "ANM1"
 };
 
+// A descriptor object: the public struct it is handed out as, its live tag, and the descriptor
+// it holds (`desc`). The objects with more than a descriptor are written out below.
+template <class Public, ObjectTag kTag, class Desc>
+struct TaggedObject : Public {
+  ~TaggedObject() { this->tag = ObjectTag::Dead; }
+  ObjectTag tag = kTag;
+  Desc desc;
+};
+
 struct HandleObject : miopenHandle {
   explicit HandleObject(const Config& config, void* stream) : handle(config, stream) {}
   ~HandleObject() { tag = ObjectTag::Dead; }
@@ -67,43 +76,21 @@ struct TensorObject : miopenTensorDescriptor {
   bool has_cast_type = false;
 };
 
-struct ConvolutionObject : miopenConvolutionDescriptor {
-  ~ConvolutionObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Convolution;
-  ConvolutionDescriptor desc;
-};
+using ConvolutionObject =
+    TaggedObject<miopenConvolutionDescriptor, ObjectTag::Convolution, ConvolutionDescriptor>;
 
-struct RnnObject : miopenRNNDescriptor {
-  ~RnnObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Rnn;
-  RnnDescriptor desc;
-};
+using RnnObject = TaggedObject<miopenRNNDescriptor, ObjectTag::Rnn, RnnDescriptor>;
 
-struct DropoutObject : miopenDropoutDescriptor {
-  ~DropoutObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Dropout;
-  DropoutDescriptor desc;
-};
+using DropoutObject = TaggedObject<miopenDropoutDescriptor, ObjectTag::Dropout, DropoutDescriptor>;
 
-struct SeqTensorObject : miopenSeqTensorDescriptor {
-  ~SeqTensorObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::SeqTensor;
-  SeqTensorDescriptor desc;
-};
+using SeqTensorObject =
+    TaggedObject<miopenSeqTensorDescriptor, ObjectTag::SeqTensor, SeqTensorDescriptor>;
 
 // miopenSetActivationDescriptor's arguments; a new descriptor is PASTHRU with zeros.
-struct ActivationObject : miopenActivationDescriptor {
-  ~ActivationObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Activation;
-  ActivMode desc;
-};
+using ActivationObject = TaggedObject<miopenActivationDescriptor, ObjectTag::Activation, ActivMode>;
 
 // The pooling descriptor (pooling/pooling_desc.hpp); a new one is unset max pooling.
-struct PoolingObject : miopenPoolingDescriptor {
-  ~PoolingObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Pooling;
-  PoolingDesc desc;
-};
+using PoolingObject = TaggedObject<miopenPoolingDescriptor, ObjectTag::Pooling, PoolingDesc>;
 
 // miopenSetSoftmaxDescriptor's arguments; a new descriptor is alpha 1, beta 0, ACCURATE, CHANNEL
 // (MIOpen leaves them uninitialised).
@@ -112,11 +99,7 @@ struct SoftmaxDesc {
   miopenSoftmaxAlgorithm_t algorithm = MIOPEN_SOFTMAX_ACCURATE;
   miopenSoftmaxMode_t mode = MIOPEN_SOFTMAX_MODE_CHANNEL;
 };
-struct SoftmaxObject : miopenSoftmaxDescriptor {
-  ~SoftmaxObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Softmax;
-  SoftmaxDesc desc;
-};
+using SoftmaxObject = TaggedObject<miopenSoftmaxDescriptor, ObjectTag::Softmax, SoftmaxDesc>;
 
 // miopenSetLRNDescriptor's arguments; a new descriptor is within-channel, lrnN 0 and zeros
 // (MIOpen's has lrnN 0 and no alpha / beta / K: its Get reads past an empty vector), so a
@@ -125,26 +108,15 @@ struct LrnDesc {
   LrnParams params;
   bool set = false;
 };
-struct LrnObject : miopenLRNDescriptor {
-  ~LrnObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Lrn;
-  LrnDesc desc;
-};
+using LrnObject = TaggedObject<miopenLRNDescriptor, ObjectTag::Lrn, LrnDesc>;
 
 // miopenSetReduceTensorDescriptor's arguments; a new descriptor is MIOpen's default (ADD, fp32,
 // no NaN propagation, no indices, 32-bit indices).
-struct ReduceTensorObject : miopenReduceTensorDescriptor {
-  ~ReduceTensorObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::ReduceTensor;
-  ReduceTensorDesc desc;
-};
+using ReduceTensorObject =
+    TaggedObject<miopenReduceTensorDescriptor, ObjectTag::ReduceTensor, ReduceTensorDesc>;
 
 // miopenSetCTCLossDescriptor's arguments (a new descriptor holds MIOpen's defaults).
-struct CtcLossObject : miopenCTCLossDescriptor {
-  ~CtcLossObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::CtcLoss;
-  CtcLossDesc desc;
-};
+using CtcLossObject = TaggedObject<miopenCTCLossDescriptor, ObjectTag::CtcLoss, CtcLossDesc>;
 
 // An operator of a fusion plan: the plan owns both the core operator and this handle object,
 // so the handle lives as long as the plan (as MIOpen's do).
@@ -191,11 +163,7 @@ struct SolutionObject : miopenSolution {
 };
 
 // miopenSetMhaDescriptor's argument; a new descriptor has scale 1 (MIOpen leaves it unset).
-struct MhaObject : miopenMhaDescriptor {
-  ~MhaObject() { tag = ObjectTag::Dead; }
-  ObjectTag tag = ObjectTag::Mha;
-  find2::MhaOperator desc;
-};
+using MhaObject = TaggedObject<miopenMhaDescriptor, ObjectTag::Mha, find2::MhaOperator>;
 
 template <class Object, ObjectTag Tag, class Public>
 Object& deref_object(Public p, const char* name) {

@@ -267,12 +267,7 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
   return ran;
 }
 
-struct GpuBackend {
-  Config cfg;
-  std::unique_ptr<Backend> backend;
-  GpuBackend() : backend(make_cuda_backend(cfg, nullptr)) {}
-  ExecutionContext ctx() const { return ExecutionContext{cfg, *backend}; }
-};
+using test::GpuBackend;
 
 // One test per solver, named after it (--gtest_filter='*BnSpatialChannelLast*' runs one): every
 // problem of the list and every direction / flag case it accepts, against the reference; it

@@ -1,5 +1,6 @@
 // Helpers of the GPU suite: device copies of host tensors, a CUDA backend built from a test
-// Config, and poisoning of device outputs (NaN in every float type, as HostTensor::poison).
+// Config (GpuBackend), and poisoning of device outputs (NaN in every float type, as
+// HostTensor::poison).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,7 +10,9 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "core/config.hpp"
 #include "host_buffer.hpp"
+#include "solver/solver_contract.hpp"
 
 namespace anydnn::test {
 
@@ -69,6 +72,15 @@ inline int cuda_sm_version() {
     return 0;
   return prop.major * 10 + prop.minor;
 }
+
+// A CUDA backend of a default Config and the execution context over both, for the tests that run
+// a family's solvers alone (one fixture for all of them).
+struct GpuBackend {
+  Config cfg;
+  std::unique_ptr<Backend> backend;
+  GpuBackend() : backend(make_cuda_backend(cfg, nullptr)) {}
+  ExecutionContext ctx() const { return ExecutionContext{cfg, *backend}; }
+};
 
 // Each GPU test starts with this: the suite only runs where a GPU is (label gpu), so a missing
 // device is a failure, not a skip.

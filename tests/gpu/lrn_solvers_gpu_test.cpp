@@ -17,12 +17,7 @@
 namespace anydnn {
 namespace {
 
-struct GpuBackend {
-  Config cfg;
-  std::unique_ptr<Backend> backend;
-  GpuBackend() : backend(make_cuda_backend(cfg, nullptr)) {}
-  ExecutionContext ctx() const { return ExecutionContext{cfg, *backend}; }
-};
+using test::GpuBackend;
 
 std::vector<std::string> every_cuda_lrn_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};

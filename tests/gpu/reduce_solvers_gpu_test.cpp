@@ -23,12 +23,7 @@ namespace {
 
 using test::DeviceTensor;
 
-struct GpuBackend {
-  Config cfg;
-  std::unique_ptr<Backend> backend;
-  GpuBackend() : backend(make_cuda_backend(cfg, nullptr)) {}
-  ExecutionContext ctx() const { return ExecutionContext{cfg, *backend}; }
-};
+using test::GpuBackend;
 
 struct Param {
   std::string solver;

@@ -29,12 +29,7 @@ namespace {
 using test::DeviceTensor;
 using test::TensorOpCase;
 
-struct GpuBackend {
-  Config cfg;
-  std::unique_ptr<Backend> backend;
-  GpuBackend() : backend(make_cuda_backend(cfg, nullptr)) {}
-  ExecutionContext ctx() const { return ExecutionContext{cfg, *backend}; }
-};
+using test::GpuBackend;
 
 std::vector<TensorOpCase> cases() {
   std::vector<TensorOpCase> out;

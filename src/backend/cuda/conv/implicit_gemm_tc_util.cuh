@@ -1,10 +1,10 @@
 // Shared part of the CUTLASS 2.x implicit-GEMM solvers (implicit_gemm_tc_{fwd,
 // fwd_fixed_channels,bwd,bwd_s1,bwd_narrow,wrw,wrw_serial}.cu, implicit_gemm_3xtf32_*.cu,
-// implicit_gemm_simt_*.cu): Sm80
-// tensor-op or CUDA-core convolutions (fp32 accumulation) on NHWC tensors, their tile
-// configurations in implicit_gemm_configs.hpp. The solver template, its workspace plan and
-// CUTLASS's argument builders must agree on the same padded layouts (implicit_gemm_staging.cuh: a
-// packed NHWC tensor with aligned channels is used in place, any other one is staged in the
+// implicit_gemm_simt_*.cu): Sm80 tensor-op or CUDA-core convolutions (fp32 accumulation) on NHWC
+// tensors, their tile configurations in implicit_gemm_configs.hpp, CUTLASS's arguments and the
+// invokers' operator cache in implicit_gemm_op_cache.cuh. The solver template, its workspace plan
+// and CUTLASS's argument builders must agree on the same padded layouts (implicit_gemm_staging.cuh:
+// a packed NHWC tensor with aligned channels is used in place, any other one is staged in the
 // workspace as NHWC with the channel count rounded up and the extra channels zero; the zero
 // channels add nothing to any sum, so the result is exact). The solvers differ only in the CUTLASS
 // kernel and in which tensors are its A, B and C operands; TcSolver holds everything else. Backward
