@@ -6,17 +6,11 @@
 
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
+#include "core/tensor_checks.hpp"
 
 namespace anydnn {
 
 namespace {
-
-std::string lens_text(const std::vector<size_t>& lens) {
-  std::ostringstream ss;
-  for (size_t i = 0; i < lens.size(); ++i)
-    ss << (i ? "x" : "") << lens[i];
-  return ss.str();
-}
 
 const TensorDescriptor& checked(const TensorDescriptor* d, const char* name,
                                 const TensorDescriptor* like, const char* like_name) {

@@ -53,7 +53,7 @@ enum class ObjectTag : uint32_t {
 // it holds (`desc`). The objects with more than a descriptor are written out below.
 template <class Public, ObjectTag kTag, class Desc>
 struct TaggedObject : Public {
-  ~TaggedObject() { this->tag = ObjectTag::Dead; }
+  ~TaggedObject() { tag = ObjectTag::Dead; }
   ObjectTag tag = kTag;
   Desc desc;
 };

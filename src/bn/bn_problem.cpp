@@ -5,6 +5,7 @@
 
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
+#include "core/tensor_checks.hpp"
 
 namespace anydnn {
 
@@ -12,13 +13,6 @@ namespace {
 
 bool is_float_type(miopenDataType_t t) {
   return t == miopenFloat || t == miopenHalf || t == miopenBFloat16;
-}
-
-std::string lens_text(const std::vector<size_t>& lens) {
-  std::ostringstream ss;
-  for (size_t i = 0; i < lens.size(); ++i)
-    ss << (i ? "x" : "") << lens[i];
-  return ss.str();
 }
 
 void check_param(const char* name, const TensorDescriptor* d, const TensorDescriptor& want,

@@ -9,6 +9,7 @@
 #include "core/data_type.hpp"
 #include "core/elementwise_geometry.hpp"  // elements_disjoint
 #include "core/errors.hpp"
+#include "core/tensor_checks.hpp"
 
 namespace anydnn {
 
@@ -60,13 +61,6 @@ constexpr MhaTensor kBackwardRequired[] = {T::K,           T::Q,
                                            T::DV,          T::AmaxDQ,
                                            T::AmaxDK,      T::AmaxDV,
                                            T::AmaxDS};
-
-std::string lens_text(const std::vector<size_t>& lens) {
-  std::ostringstream ss;
-  for (size_t i = 0; i < lens.size(); ++i)
-    ss << (i ? "x" : "") << lens[i];
-  return ss.str();
-}
 
 std::string base_name(miopenDataType_t t) {
   if (t == miopenHalf) return "mhafp16";
