@@ -18,6 +18,7 @@
 #include "conv_driver.hpp"  // exit codes
 #include "conv_reference.hpp"
 #include "device_buffer.hpp"
+#include "driver_prologue.hpp"
 #include "host_buffer.hpp"
 #include "input_flags.hpp"
 #include "verify.hpp"
@@ -145,28 +146,21 @@ int run_cba_driver(const std::string& base, int argc, const char* const* argv) {
     return kExitUsage;
   }
   activ.mode = static_cast<miopenActivationMode_t>(m);
-  const int iters = flags.get_int("iter");
-  if (iters < 1) {
-    std::cerr << "MIOpenDriver " << base << ": Fatal: Number of iterations must be > 0"
-              << std::endl;
+  RunOptions run;
+  if (const auto err = read_run_options(flags, run)) {
+    std::cerr << "MIOpenDriver " << base << ": " << *err << std::endl;
     return kExitUsage;
   }
-  const bool time = flags.get_int("time") != 0, wall = time && flags.get_int("wall") != 0;
+  const int iters = run.iters;
+  const bool time = run.time, wall = run.wall;
 
-  unsigned seed = 12345678;
-  if (const char* s = std::getenv("MIOPEN_DEBUG_DRIVER_PRNG_SEED"))
-    seed = static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-  std::cout << "PRNG seed: " << seed << std::endl;
-  std::mt19937 rng(seed);
+  std::mt19937 rng = driver_rng();
 
   Owned o;
-  miopenStatus_t rc = miopenCreate(&o.handle);
-  if (rc != miopenStatusSuccess) {
-    std::cout << "Error creating a handle, status = " << rc << std::endl;
-    return rc;
-  }
   Memory memory = Memory::Host;
-  if ((rc = memory_of(o.handle, memory)) != miopenStatusSuccess) return rc;
+  // Timed by wall clock around the fused call (below), not by kernel profiling.
+  miopenStatus_t rc = create_driver_handle(&o.handle, memory, /*profile=*/false);
+  if (rc != miopenStatusSuccess) return rc;
   const std::vector<int> in_len{flags.get_int("batchsize"), flags.get_int("in_channels"),
                                 flags.get_int("in_h"), flags.get_int("in_w")};
   const std::vector<int> w_len{
