@@ -46,6 +46,13 @@ inline std::optional<bool> solver_meant_for(std::string_view s, const ConvProble
   if (s == "GemmFwd1x1_0_1") return fwd && packed && one_by_one;
   if (s == "GemmBwd1x1_stride1") return bwd && packed && one_by_one;
   if (s == "GemmWrw1x1_stride1") return wrw && packed && one_by_one;
+  // Channels-last 1x1 stride 1 (CUDA): one GEMM over every image, any float type, no groups.
+  const std::string nhwc = two_d ? "NHWC" : "NDHWC";
+  const bool channels_last_1x1 = p.x().is_packed_layout(nhwc) && p.y().is_packed_layout(nhwc) &&
+                                 p.w().is_packed() && one_by_one && p.groups() == 1;
+  if (s == "GemmFwd1x1Nhwc") return fwd && channels_last_1x1;
+  if (s == "GemmBwd1x1Nhwc") return bwd && channels_last_1x1;
+  if (s == "GemmWrw1x1Nhwc") return wrw && channels_last_1x1;
   // The CPU's fp32 fast paths: every packed fp32 problem of their direction (2-D for some).
   if (s == "ImplicitGemmFwd" || s == "ImplicitGemmChannelFwd") return fwd && packed && fp32;
   if (s == "ImplicitGemmShiftedFwd") return fwd && packed && fp32 && two_d;

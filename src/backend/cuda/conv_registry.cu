@@ -18,6 +18,9 @@ std::unique_ptr<ConvSolver> make_gemm_bwd_rest();         // conv/gemm_bwd_rest.
 std::unique_ptr<ConvSolver> make_gemm_bwd_1x1();          // conv/gemm_bwd_1x1.cu
 std::unique_ptr<ConvSolver> make_gemm_wrw_universal();    // conv/gemm_wrw_universal.cu
 std::unique_ptr<ConvSolver> make_gemm_wrw_1x1();          // conv/gemm_wrw_1x1.cu
+std::unique_ptr<ConvSolver> make_gemm_fwd_1x1_nhwc();     // conv/gemm_fwd_1x1_nhwc.cu
+std::unique_ptr<ConvSolver> make_gemm_bwd_1x1_nhwc();     // conv/gemm_bwd_1x1_nhwc.cu
+std::unique_ptr<ConvSolver> make_gemm_wrw_1x1_nhwc();     // conv/gemm_wrw_1x1_nhwc.cu
 std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();  // conv/conv_direct_fwd.cu
 #if ANYDNN_HAVE_CUTLASS  // CUTLASS tensor-core solvers (built when the headers are found)
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();  // conv/implicit_gemm_tc_fwd.cu
@@ -49,6 +52,7 @@ std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_64x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_128x64();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_fwd_3d_128x128();
 std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_bwd_3d_128x128();
+std::unique_ptr<ConvSolver> make_implicit_gemm_wgmma_wrw_3d_128x128();
 #endif
 
 ConvSolverRegistry make_conv_registry() {
@@ -72,6 +76,8 @@ ConvSolverRegistry make_conv_registry() {
   // by the cost model.
   list.push_back({132, make_implicit_gemm_simt_fwd()});
 #endif
+  // 1x1 stride 1 on channels-last data: one cuBLAS GEMM over every image.
+  list.push_back({137, make_gemm_fwd_1x1_nhwc()});
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
   list.push_back({100, make_conv_direct_fwd_cuda()});
@@ -89,6 +95,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({116, make_implicit_gemm_3xtf32_bwd()});
   list.push_back({133, make_implicit_gemm_simt_bwd()});
 #endif
+  list.push_back({138, make_gemm_bwd_1x1_nhwc()});
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
   // Backward weights
@@ -96,6 +103,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({125, make_implicit_gemm_wgmma_wrw_128x128()});
   list.push_back({126, make_implicit_gemm_wgmma_wrw_64x128()});
   list.push_back({127, make_implicit_gemm_wgmma_wrw_128x64()});
+  list.push_back({136, make_implicit_gemm_wgmma_wrw_3d_128x128()});
 #endif
 #if ANYDNN_HAVE_CUTLASS
   list.push_back({112, make_implicit_gemm_tc_wrw()});
@@ -103,6 +111,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({117, make_implicit_gemm_3xtf32_wrw()});
   list.push_back({134, make_implicit_gemm_simt_wrw()});
 #endif
+  list.push_back({139, make_gemm_wrw_1x1_nhwc()});
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
   // Any shape, layout and type: the naive fallbacks, ids 1, 3, 4 (conv/conv_fallbacks.hpp).

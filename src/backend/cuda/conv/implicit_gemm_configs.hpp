@@ -110,16 +110,18 @@ inline constexpr Config kConfigs[] = {
     {"ImplicitGemmWgmmaBwd128x128", 122, ConvDirection::BackwardData, 128, 128, 1},
     {"ImplicitGemmWgmmaBwd128x64", 123, ConvDirection::BackwardData, 128, 64, 1},
     {"ImplicitGemmWgmmaBwd64x128", 124, ConvDirection::BackwardData, 64, 128, 1},
-    // Backward weights, 1x1 filters only (no split-K in CUTLASS's sm90 schedule: the 2.x wgrad
-    // with split-K stays the choice where K x C*R*S is a handful of tiles)
+    // Backward weights (no split-K in CUTLASS's sm90 schedule: the 2.x wgrad with split-K stays
+    // the choice where K x C*R*S is a handful of tiles)
     {"ImplicitGemmWgmmaWrw128x128", 125, ConvDirection::BackwardWeights, 128, 128, 1},
     {"ImplicitGemmWgmmaWrw64x128", 126, ConvDirection::BackwardWeights, 64, 128, 1},
     {"ImplicitGemmWgmmaWrw128x64", 127, ConvDirection::BackwardWeights, 128, 64, 1},
-    // 3-D (NDHWC, filters KTRSC), forward and backward data (id 128 is the 2.x
-    // ImplicitGemmTensorCoreWrwSerial; 131 was a 3-D backward-weights kernel, retired with the
-    // 2-D ones' larger filters: see implicit_gemm_wgmma_util.cuh)
+    // 3-D (NDHWC, filters KTRSC). Id 128 is the 2.x ImplicitGemmTensorCoreWrwSerial; 131 was
+    // the first 3-D backward-weights kernel, retired while a stride bug of ours (the filter
+    // taps' output strides left at 0) made it mis-sum every filter larger than 1x1; 136 is the
+    // same kernel back after the fix.
     {"ImplicitGemmWgmmaFwd3d128x128", 129, ConvDirection::Forward, 128, 128, 1, 3},
     {"ImplicitGemmWgmmaBwd3d128x128", 130, ConvDirection::BackwardData, 128, 128, 1, 3},
+    {"ImplicitGemmWgmmaWrw3d128x128", 136, ConvDirection::BackwardWeights, 128, 128, 1, 3},
 };
 
 // The table index of a solver, by name (compile time: a typo fails the build).

@@ -22,6 +22,7 @@
 #include "backend/cuda/conv/cost_model.hpp"
 #include "backend/cuda/conv/implicit_gemm_configs.hpp"
 #include "backend/cuda/conv/implicit_gemm_staging.cuh"
+#include "backend/cuda/conv/implicit_gemm_wgmma_split_k.cuh"
 // First: CUTLASS's conv collective builder uses it without including it.
 #include "cutlass/kernel_hardware_info.hpp"
 
@@ -43,13 +44,15 @@ constexpr cutlass::conv::Operator operator_of(ConvDirection d) {
 }
 
 // The CUTLASS kernel of one configuration and element type (fp16, bf16, or float = TF32), 2-D,
-// fp32 accumulation, alpha * acc written as E with no source tensor (ElementC void: beta is 0,
-// the front-end blends), tile k = 128 bytes of E. Backward weights writes the filter (KRSC,
-// CUTLASS's TensorKCSR tag) and takes its N tile as a nested shape, as CUTLASS's wgrad tests do.
-template <ConvDirection kDir, class E, int kM, int kN, int kClusterM, int kDims>
+// fp32 accumulation, alpha * acc written as D (E, or fp32 for split-K's partials) with no
+// source tensor (ElementC void: beta is 0, the front-end blends), tile k = 128 bytes of E.
+// Backward weights writes the filter (KRSC, CUTLASS's TensorKCSR tag) and takes its N tile as a
+// nested shape, as CUTLASS's wgrad tests do: a tile covers channels of one filter tap.
+template <ConvDirection kDir, class E, int kM, int kN, int kClusterM, int kDims, class D = E>
 struct Kernel {
   static constexpr cutlass::conv::Operator kOp = operator_of(kDir);
   static constexpr int kAlign = 128 / cutlass::sizeof_bits<E>::value;
+  static constexpr int kAlignD = 128 / cutlass::sizeof_bits<D>::value;
   static constexpr int kTileK = 1024 / cutlass::sizeof_bits<E>::value;
   using TileShape = std::conditional_t<
       kDir == ConvDirection::BackwardWeights,
@@ -63,8 +66,8 @@ struct Kernel {
   using Out = std::conditional_t<kDir == ConvDirection::BackwardWeights, Flt, Act>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, Out, kAlign, E, Out,
-      kAlign, cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
+      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, Out, kAlignD, D, Out,
+      kAlignD, cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
   using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, kOp, E, Act, kAlign, E, Act, kAlign,
       float, TileShape, ClusterShape,
@@ -119,7 +122,14 @@ typename Op::Arguments arguments(const typename Op::ConvKernel::ProblemShape& ps
   using Problem = typename K::ProblemShape;
   StrideD sd{};
   if constexpr (Op::kConvolutionalOperator == cutlass::conv::Operator::kWgrad) {
+    // The filter as (k, (c, s, r[, t])): k's stride, then the taps' strides inside the nested N
+    // mode (c's is the static 1). Leaving the taps' strides at 0, as this code once did, makes
+    // every tap of a filter larger than 1x1 write the same elements (CUTLASS's
+    // make_cute_packed_stride for TensorKCSR / TensorKCSRT sets all of them).
     cute::get<0>(sd) = ps.stride_C[0];
+    cute::for_each(cute::make_seq<Problem::RankS>{}, [&](auto i) {
+      cute::get<1, decltype(i)::value + 1>(sd) = ps.stride_C[Problem::RankS - decltype(i)::value];
+    });
   } else {
     cute::for_each(cute::make_seq<cute::rank<0>(StrideD{})>{},
                    [&](auto i) { cute::get<0, i>(sd) = ps.stride_C[Problem::RankT - 2 - i]; });
@@ -174,15 +184,73 @@ class Launcher {
   void* d_ = nullptr;
 };
 
-// Where the workspace holds the staged copies of x, w and y (kNone: the user's buffer is used).
+// Split-K backward weights (implicit_gemm_wgmma_split_k.cuh): the kernel of Op (fp32 output)
+// run as SplitKConvKernel, its reduction split `split.count` ways along grid z, each split's
+// fp32 partial filter written into slice s of `partials` (slices of m_tiles * tile_m rows).
+// Its parameters are built as Launcher's are (once per set of addresses): the mainloop's for
+// the real problem, the epilogue's for the slices stacked along the filter's K.
+template <class Op>
+class SplitLauncher {
+ public:
+  using SK = SplitKConvKernel<typename Op::ConvKernel>;
+  using Problem = typename Op::ConvKernel::ProblemShape;
+
+  void launch(const Problem& ps, const Problem& stacked, const void* a, const void* b,
+              float* partials, Split split, int device, int sms, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!ready_ || a != a_ || b != b_ || partials != d_) {
+      const auto args = arguments<Op>(ps, a, b, partials, device, sms);
+      params_ = SK::to_underlying_arguments(args, nullptr);
+      const auto stacked_args = arguments<Op>(stacked, a, b, partials, device, sms);
+      params_.epilogue = SK::CollectiveEpilogue::to_underlying_arguments(
+          cutlass::conv::detail::get_transformed_problem_shape_MNKL(stacked), stacked_args.epilogue,
+          nullptr);
+      if (!ready_)
+        check_cuda(cudaFuncSetAttribute(split_k_conv_kernel<SK>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(SK::SharedStorageSize)),
+                   "sm90 wgrad split-K: shared memory limit");
+      ready_ = true;
+      a_ = a;
+      b_ = b;
+      d_ = partials;
+    }
+    dim3 grid = SK::get_grid_shape(params_);
+    grid.z = static_cast<unsigned>(split.count);
+    split_k_conv_kernel<SK><<<grid, SK::get_block_shape(), SK::SharedStorageSize, stream>>>(
+        params_, split.per, static_cast<int>(grid.x));
+    ANYDNN_CUDA_LAUNCHED("sm90 wgrad split-K kernel");
+  }
+
+ private:
+  std::mutex mutex_;
+  typename SK::Params params_{};
+  bool ready_ = false;
+  const void* a_ = nullptr;
+  const void* b_ = nullptr;
+  const void* d_ = nullptr;
+};
+
+// Where the workspace holds the staged copies of x, w and y (kNone: the user's buffer is used),
+// and for split-K backward weights the fp32 partials.
 struct Plan {
   static constexpr size_t kNone = ~size_t{0};
   tc::Operand x, w, y;
   size_t x_at = kNone, w_at = kNone, y_at = kNone;
+  Split split;            // backward weights: the reduction's split (count 1: none)
+  long long m_tiles = 0;  // backward weights: the filter's row tiles
+  size_t partials_at = kNone;
   size_t total = 0;
+  size_t slice_floats() const {
+    return static_cast<size_t>(m_tiles) * static_cast<size_t>(tile_m) * w.hw * w.cp;
+  }
+  int tile_m = 0;
 };
 
-inline Plan make_plan(const ConvProblem& p) {
+// The plan of a configuration (tile_m x tile_n, direction) on a device of `sms`
+// multiprocessors.
+inline Plan make_plan(const ConvProblem& p, ConvDirection dir = ConvDirection::Forward,
+                      int tile_m = 128, int tile_n = 128, int sms = 0) {
   Plan plan;
   const size_t a = tc::alignment_of(p.data_type());
   const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
@@ -201,6 +269,22 @@ inline Plan make_plan(const ConvProblem& p) {
   place(plan.x, plan.x_at);
   place(plan.w, plan.w_at);
   place(plan.y, plan.y_at);
+  if (dir == ConvDirection::BackwardWeights && sms > 0) {
+    // Output tiles: K rows by tile_m; each tap's channels by tile_n (a tile stays in one tap).
+    const long long m_tiles = static_cast<long long>((kp + tile_m - 1) / tile_m);
+    const long long tiles =
+        m_tiles * static_cast<long long>((cp + tile_n - 1) / tile_n * plan.w.hw);
+    const long long tile_k = 128 / static_cast<long long>(elem);
+    const long long k_tiles = static_cast<long long>((n * plan.y.hw + tile_k - 1) / tile_k);
+    plan.split = choose_split(tiles, k_tiles, sms);
+    plan.m_tiles = m_tiles;
+    plan.tile_m = tile_m;
+    if (plan.split.count > 1) {
+      plan.partials_at = plan.total;
+      plan.total = tc::align_up(plan.total + static_cast<size_t>(plan.split.count) *
+                                                 plan.slice_floats() * sizeof(float));
+    }
+  }
   return plan;
 }
 
@@ -228,6 +312,14 @@ class WgmmaSolver final : public ConvSolver {
   static constexpr bool kTf32 = kDir == ConvDirection::Forward;
   template <class E>
   using K = Kernel<kDir, E, kCfg.tile_m, kCfg.tile_n, kCfg.cluster_m, kCfg.spatial_dims>;
+  // Backward weights' split-K kernel: the same configuration writing fp32 partials.
+  template <class E>
+  using KPartial =
+      Kernel<kDir, E, kCfg.tile_m, kCfg.tile_n, kCfg.cluster_m, kCfg.spatial_dims, float>;
+  static Plan plan_of(const ExecutionContext& ctx, const ConvProblem& p) {
+    return make_plan(p, kDir, kCfg.tile_m, kCfg.tile_n,
+                     backend_of(ctx).properties().multiProcessorCount);
+  }
 
   template <class F>
   static decltype(auto) dispatch(miopenDataType_t type, F&& f) {
@@ -265,12 +357,7 @@ class WgmmaSolver final : public ConvSolver {
       ANYDNN_REJECT_IF(derived != static_cast<long>(p.out_size()[i]),
                        "an output clamped to 1 (the filter is larger than the padded input)");
     }
-    const Plan plan = make_plan(p);
-    // CUTLASS 4.2's sm90 wgrad gave wrong sums (relative error 0.3-1.0, different bits run to run)
-    // on every filter larger than 1x1 we ran, 2-D and 3-D, and the right ones on 1x1
-    // (tests/gpu/implicit_gemm_wgmma_gpu_test.cpp; docs/performance.md, [gpu-conv]).
-    ANYDNN_REJECT_IF(kDir == ConvDirection::BackwardWeights && plan.w.hw != 1,
-                     "a filter larger than 1x1 (CUTLASS's sm90 wgrad mis-sums them)");
+    const Plan plan = plan_of(ctx, p);
     return dispatch(p.data_type(), [&](auto e) {
       using Op = typename K<decltype(e)>::Op;
       const auto args = arguments<Op>(
@@ -287,14 +374,14 @@ class WgmmaSolver final : public ConvSolver {
     });
   }
 
-  size_t workspace_size(const ExecutionContext& /*ctx*/, const ConvProblem& p) const override {
-    return make_plan(p).total;
+  size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
+    return plan_of(ctx, p).total;
   }
 
   double estimated_ms(const ExecutionContext& ctx, const ConvProblem& p) const override {
     const CudaBackend& be = backend_of(ctx);
     const DeviceRates& r = be.rates();
-    const Plan plan = make_plan(p);
+    const Plan plan = plan_of(ctx, p);
     const double elem = p.data_type() == miopenFloat ? 4.0 : 2.0;
     double ms = 0;
     for (const auto& [o, at] :
@@ -324,10 +411,18 @@ class WgmmaSolver final : public ConvSolver {
                               kWgmmaEfficiency[1] * tile) *
               (kp < tk ? kShortReductionFactor : 1.0);
         break;
-      case ConvDirection::BackwardWeights:
-        ms += cutlass_conv_ms(r, math, kp, taps * cp, n * out_px, tm, tn, 1, 1,
-                              kWgmmaEfficiency[2] * tile);
+      case ConvDirection::BackwardWeights: {
+        // A tile covers channels of one tap: taps x ceil(cp / tn) column tiles. Split-K adds
+        // the fp32 partials' write and read and the sum's write.
+        const double slices = plan.split.count;
+        ms += cutlass_conv_ms(r, math, kp, taps * std::ceil(cp / tn) * tn, n * out_px, tm, tn, 1,
+                              slices, kWgmmaEfficiency[2] * tile);
+        if (plan.split.count > 1)
+          ms += memory_ms(r, static_cast<double>(plan.slice_floats()) * 8.0 * slices +
+                                 kp * taps * cp * elem) +
+                kLaunchMs;
         break;
+      }
     }
     return calibrated_ms(name(), p.data_type(), ctx.config.conv_allow_tf32, ms);
   }
@@ -341,15 +436,28 @@ class WgmmaSolver final : public ConvSolver {
   template <class E>
   static ConvInvoker typed_invoker(CudaBackend& be, const ConvProblem& p) {
     using Op = typename K<E>::Op;
+    using Problem = typename Op::ConvKernel::ProblemShape;
     CudaBackend* backend = &be;
-    const Plan plan = make_plan(p);
-    const auto ps =
-        problem_shape<typename Op::ConvKernel::ProblemShape>(p, plan.x.cp, plan.w.rows_p);
+    const int sms = be.properties().multiProcessorCount;
+    const Plan plan = make_plan(p, kDir, kCfg.tile_m, kCfg.tile_n, sms);
+    const auto ps = problem_shape<Problem>(p, plan.x.cp, plan.w.rows_p);
     const size_t elem = sizeof(E);
     int device = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    const int sms = be.properties().multiProcessorCount;
     auto launcher = std::make_shared<Launcher<Op>>();
+    // Backward weights with split-K: the partials' kernel, and its epilogue's view of the slices
+    // stacked along the filter's K (split.count * m_tiles * tile_m rows).
+    using SplitOp =
+        std::conditional_t<kDir == ConvDirection::BackwardWeights, typename KPartial<E>::Op, Op>;
+    std::shared_ptr<SplitLauncher<SplitOp>> split_launcher;
+    Problem stacked = ps;
+    if constexpr (kDir == ConvDirection::BackwardWeights) {
+      if (plan.split.count > 1) {
+        split_launcher = std::make_shared<SplitLauncher<SplitOp>>();
+        stacked = problem_shape<Problem>(
+            p, plan.x.cp, static_cast<size_t>(plan.split.count) * plan.m_tiles * plan.tile_m);
+      }
+    }
     return [=](const ConvBuffers& b) {
       const cudaStream_t stream = backend->cuda_stream();
       auto* ws = static_cast<char*>(b.workspace);
@@ -379,7 +487,18 @@ class WgmmaSolver final : public ConvSolver {
           if (plan.x_at != Plan::kNone) tc::stage_out(plan.x, x, b.x, elem, stream);
           break;
         case ConvDirection::BackwardWeights:
-          launcher->launch(ps, y, x, w, device, sms, stream);
+          if constexpr (kDir == ConvDirection::BackwardWeights) {
+            if (split_launcher) {
+              auto* partials = reinterpret_cast<float*>(ws + plan.partials_at);
+              split_launcher->launch(ps, stacked, y, x, partials, plan.split, device, sms, stream);
+              const long long cols = static_cast<long long>(plan.w.hw * plan.w.cp);
+              sum_slices(partials, static_cast<long long>(plan.slice_floats()), plan.split.count,
+                         static_cast<long long>(plan.w.rows_p), cols, cols, static_cast<E*>(w),
+                         stream);
+            } else {
+              launcher->launch(ps, y, x, w, device, sms, stream);
+            }
+          }
           if (plan.w_at != Plan::kNone) tc::stage_out(plan.w, w, b.w, elem, stream);
           break;
       }
