@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
         double ms, min_ms, est_ms;
       };
       std::vector<Row> rows;
-      for (const auto& e : backend->conv_solvers().entries()) {
+      for (const auto& e : backend->solvers<ConvSolver>().entries()) {
         if (!wanted.empty() &&
             std::find(wanted.begin(), wanted.end(), std::string(e.solver->name())) == wanted.end())
           continue;

@@ -17,8 +17,8 @@ EXCEPTIONS = os.path.join(ROOT, "scripts", "layer-exceptions.txt")
 
 # Bottom to top; a file may include its own layer and the ones below. "backend" is the abstract
 # backend interface (src/backend/*.hpp, below the families, beside the handle that owns it); the
-# backends' kernels and solvers (src/backend/cpu, src/backend/cuda) sit above everything they
-# implement. "solver" holds what every family's solvers share; each family folder holds its own
+# backends' kernels and solvers (src/backend/cpu, src/backend/cuda) and what both build the same
+# way (src/backend/common: every family's registry) sit above everything they implement. "solver" holds what every family's solvers share; each family folder holds its own
 # problem, solver contract, front-end and registry. Families are one layer: one may use another
 # (rnn uses dropout, fusion's steps use conv and bn).
 LAYERS = [
@@ -30,7 +30,7 @@ LAYERS = [
      "softmax", "tensor_ops"],
     ["fusion"],
     ["find2"],
-    ["backend/cpu", "backend/cuda"],
+    ["backend/common", "backend/cpu", "backend/cuda"],
     ["api", "af"],
 ]
 LEVEL = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -10,7 +10,7 @@
 namespace anydnn {
 
 const ActivationSolverEntry& select_activation_solver(Handle& handle, const ActivationProblem& p) {
-  return select_first_applicable(handle.backend().activation_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<ActivationSolver>(), handle.context(), p,
                                  "activation");
 }
 
@@ -23,14 +23,14 @@ void activation_run(Handle& handle, const ActivationProblem& p, const Activation
 
 std::vector<const ActivationSolverEntry*> activation_solvers_for(Handle& handle,
                                                                  const ActivationProblem& p) {
-  return applicable_solvers(handle.backend().activation_solvers(), handle.context(), p);
+  return applicable_solvers(handle.backend().solvers<ActivationSolver>(), handle.context(), p);
 }
 
 void activation_run_solver(Handle& handle, const ActivationProblem& p, uint64_t solver_id,
                            const ActivationBuffers& buffers) {
   const ExecutionContext ctx = handle.context();
-  const ActivationSolverEntry& e =
-      applicable_solver(handle.backend().activation_solvers(), ctx, p, solver_id, "activation");
+  const ActivationSolverEntry& e = applicable_solver(handle.backend().solvers<ActivationSolver>(),
+                                                     ctx, p, solver_id, "activation");
   handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 

@@ -43,7 +43,7 @@ extern "C" miopenStatus_t anydnnGetConvSolverName(miopenHandle_t handle, uint64_
   const Config& cfg = config_of(handle);
   ANYDNN_LOG_API(cfg, handle, solverId, name);
   return guard(cfg, __func__, [&] {
-    const auto* e = deref(handle).backend().conv_solvers().find(solverId);
+    const auto* e = deref(handle).backend().solvers<ConvSolver>().find(solverId);
     ANYDNN_CHECK_BADPARM(e != nullptr, "no convolution solver with id " << solverId);
     // Solver names are string literals, so the pointer outlives the handle.
     deref_out(name, "name") = e->solver->name().data();
@@ -56,7 +56,7 @@ extern "C" miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const cha
   ANYDNN_LOG_API(cfg, handle, name, solverId);
   return guard(cfg, __func__, [&] {
     ANYDNN_CHECK_BADPARM(name != nullptr, "name is a null pointer");
-    const auto* e = deref(handle).backend().conv_solvers().find(std::string_view(name));
+    const auto* e = deref(handle).backend().solvers<ConvSolver>().find(std::string_view(name));
     ANYDNN_CHECK_BADPARM(e != nullptr, "no convolution solver named " << name);
     deref_out(solverId, "solverId") = e->id;
   });

@@ -8,6 +8,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -18,21 +21,6 @@ namespace anydnn {
 
 template <class Solver>
 class SolverRegistry;
-class ConvSolver;
-class BnSolver;
-class ActivationSolver;
-class SoftmaxSolver;
-class LrnSolver;
-class CtcLossSolver;
-class ConvKernels;
-class RnnKernels;
-class DropoutKernels;
-class TensorOpSolver;
-class ReduceSolver;
-class PoolingSolver;
-class MhaSolver;
-class FusionSolver;
-class MhaSolver;
 
 // Memory owned by a backend (host memory on the CPU, device memory on CUDA).
 using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
@@ -42,31 +30,37 @@ using DeviceBuffer = std::unique_ptr<void, std::function<void(void*)>>;
 // clients may place on either, such as the dropout states.
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice, Any };
 
-// What the primitives reach kernels through: an ordered solver registry for each family that
-// chooses among solvers, a kernel contract for each family with one implementation per backend.
-// A new primitive family adds a member here (and its registry or contract), never a virtual
-// method of Backend. The backend owns what the pointers point to.
-struct Primitives {
-  const SolverRegistry<ConvSolver>* conv = nullptr;  // backend/*/conv_registry.cpp
-  const SolverRegistry<BnSolver>* bn = nullptr;      // bn/bn_registry.hpp
-  const ConvKernels* conv_kernels = nullptr;         // conv/conv_kernels.hpp: bias, blend
-  RnnKernels* rnn = nullptr;          // rnn/rnn_kernels.hpp: what rnn/rnn_passes.hpp drives
-  DropoutKernels* dropout = nullptr;  // dropout/dropout_kernels.hpp: the API's and the RNN's
-  // activation/activation_registry.hpp
-  const SolverRegistry<ActivationSolver>* activation = nullptr;
-  const SolverRegistry<SoftmaxSolver>* softmax = nullptr;   // softmax/softmax_registry.hpp
-  const SolverRegistry<LrnSolver>* lrn = nullptr;           // lrn/lrn_registry.hpp
-  const SolverRegistry<CtcLossSolver>* ctc_loss = nullptr;  // ctc/ctc_registry.hpp
-  // tensor_ops/tensor_op_registry.hpp: OpTensor, SetTensor, ScaleTensor, TransformTensor
-  const SolverRegistry<TensorOpSolver>* tensor_op = nullptr;
-  // reduction/reduce_registry.hpp: miopenReduceTensor
-  const SolverRegistry<ReduceSolver>* reduce = nullptr;
-  // pooling/pooling_registry.hpp
-  const SolverRegistry<PoolingSolver>* pooling = nullptr;
-  // fusion/fusion_registry.hpp: fusion plans (fused solvers, then the sequence)
-  const SolverRegistry<FusionSolver>* fusion = nullptr;
-  // mha/mha_registry.hpp: multi-head attention (Find 2.0's MHA problems)
-  const SolverRegistry<MhaSolver>* mha = nullptr;
+// What the primitives reach kernels through, by type: each family's ordered solver registry
+// (SolverRegistry<LrnSolver>, ...) and each kernel contract with one implementation per backend
+// (ConvKernels, RnnKernels, DropoutKernels). A family asks for `solvers<LrnSolver>()` or
+// `kernels<RnnKernels>()`; this interface names no family, so adding one edits nothing here
+// (the backends register it: backend/common/primitive_registries.hpp). The backend owns what
+// the entries point to.
+class Primitives {
+ public:
+  // T named explicitly (the contract, not the backend's derived class: a lookup by the
+  // contract's type must find it).
+  template <class T>
+  void add(std::type_identity_t<T>* object) {
+    entries_.push_back({std::type_index(typeid(std::remove_const_t<T>)),
+                        const_cast<std::remove_const_t<T>*>(object)});
+  }
+  // The entry of type T (const or not); throws NotImplemented when the backend has none.
+  template <class T>
+  T& get() const {
+    const std::type_index want(typeid(std::remove_const_t<T>));
+    for (const Entry& e : entries_)
+      if (e.type == want) return *static_cast<std::remove_const_t<T>*>(e.object);
+    missing(want.name());
+  }
+
+ private:
+  struct Entry {
+    std::type_index type;
+    void* object;
+  };
+  [[noreturn]] static void missing(const char* type);
+  std::vector<Entry> entries_;
 };
 
 class Backend {
@@ -78,24 +72,17 @@ class Backend {
   virtual std::string device_id() const = 0;
   // The solver registries and kernel contracts of this backend (docs/adding-a-solver.md).
   virtual const Primitives& primitives() const = 0;
-  const SolverRegistry<ConvSolver>& conv_solvers() const { return *primitives().conv; }
-  const SolverRegistry<BnSolver>& bn_solvers() const { return *primitives().bn; }
-  const SolverRegistry<ActivationSolver>& activation_solvers() const {
-    return *primitives().activation;
+  // A family's solver registry, e.g. solvers<LrnSolver>() (lrn/lrn_registry.hpp).
+  template <class Solver>
+  const SolverRegistry<Solver>& solvers() const {
+    return primitives().get<const SolverRegistry<Solver>>();
   }
-  const SolverRegistry<PoolingSolver>& pooling_solvers() const { return *primitives().pooling; }
-  const SolverRegistry<SoftmaxSolver>& softmax_solvers() const { return *primitives().softmax; }
-  const SolverRegistry<LrnSolver>& lrn_solvers() const { return *primitives().lrn; }
-  const SolverRegistry<CtcLossSolver>& ctc_loss_solvers() const { return *primitives().ctc_loss; }
-  const ConvKernels& conv_kernels() const { return *primitives().conv_kernels; }
-  RnnKernels& rnn_kernels() const { return *primitives().rnn; }
-  DropoutKernels& dropout_kernels() const { return *primitives().dropout; }
-  const SolverRegistry<TensorOpSolver>& tensor_op_solvers() const {
-    return *primitives().tensor_op;
+  // A family's kernel contract, e.g. kernels<RnnKernels>() (rnn/rnn_kernels.hpp); const T for
+  // the contracts the backend keeps const (ConvKernels).
+  template <class T>
+  T& kernels() const {
+    return primitives().get<T>();
   }
-  const SolverRegistry<ReduceSolver>& reduce_solvers() const { return *primitives().reduce; }
-  const SolverRegistry<FusionSolver>& fusion_solvers() const { return *primitives().fusion; }
-  const SolverRegistry<MhaSolver>& mha_solvers() const { return *primitives().mha; }
 
   virtual void* stream() const = 0;
   virtual void set_stream(void* stream) = 0;
@@ -132,12 +119,10 @@ std::unique_ptr<Backend> make_cpu_backend(const Config& config);
 // NotInitialized when no usable GPU is present.
 std::unique_ptr<Backend> make_cuda_backend(const Config& config, void* stream);
 
-// A convolution solver of the CPU / CUDA registry by its stable id, without a handle (Find 2.0
-// reads a solution's algorithm from its id alone): each registry is built once per process on
-// first use and never changed (solver objects are stateless). nullptr when that registry has no
-// such id, or (CUDA) when the library was built without the CUDA backend. Defined beside each
-// backend's registry, so that nothing above names a backend.
-const ConvSolver* find_cpu_conv_solver(uint64_t id);
-const ConvSolver* find_cuda_conv_solver(uint64_t id);
+// What a solver may look at besides its problem: the handle's configuration and backend.
+struct ExecutionContext {
+  const Config& config;
+  Backend& backend;
+};
 
 }  // namespace anydnn

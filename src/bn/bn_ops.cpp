@@ -10,7 +10,7 @@
 namespace anydnn {
 
 const BnSolverEntry& select_bn_solver(Handle& handle, const BnProblem& p) {
-  return select_first_applicable(handle.backend().bn_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<BnSolver>(), handle.context(), p,
                                  "batch-normalization");
 }
 
@@ -22,14 +22,14 @@ void bn_run(Handle& handle, const BnProblem& p, const BnBuffers& buffers) {
 }
 
 std::vector<const BnSolverEntry*> bn_solvers_for(Handle& handle, const BnProblem& p) {
-  return applicable_solvers(handle.backend().bn_solvers(), handle.context(), p);
+  return applicable_solvers(handle.backend().solvers<BnSolver>(), handle.context(), p);
 }
 
 void bn_run_solver(Handle& handle, const BnProblem& p, uint64_t solver_id,
                    const BnBuffers& buffers) {
   const ExecutionContext ctx = handle.context();
-  const BnSolverEntry& e =
-      applicable_solver(handle.backend().bn_solvers(), ctx, p, solver_id, "batch-normalization");
+  const BnSolverEntry& e = applicable_solver(handle.backend().solvers<BnSolver>(), ctx, p,
+                                             solver_id, "batch-normalization");
   handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 

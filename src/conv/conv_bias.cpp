@@ -29,8 +29,9 @@ void conv_bias_forward(Handle& handle, const TensorDescriptor& b_desc, const voi
                        const TensorDescriptor& y_desc, void* y, float alpha, float beta) {
   check_bias_shape(b_desc, y_desc, "bDesc", "yDesc");
   ANYDNN_CHECK_BADPARM(b != nullptr && y != nullptr, "Buffers cannot be NULL");
-  const float ms = handle.run_primitive(
-      [&] { handle.backend().conv_kernels().bias_forward(b_desc, b, y_desc, y, alpha, beta); });
+  const float ms = handle.run_primitive([&] {
+    handle.backend().kernels<const ConvKernels>().bias_forward(b_desc, b, y_desc, y, alpha, beta);
+  });
   handle.record_kernel_time(ms);
 }
 
@@ -39,7 +40,8 @@ void conv_bias_backward(Handle& handle, const TensorDescriptor& dy_desc, const v
   check_bias_shape(db_desc, dy_desc, "dbDesc", "dyDesc");
   ANYDNN_CHECK_BADPARM(dy != nullptr && db != nullptr, "Buffers cannot be NULL");
   const float ms = handle.run_primitive([&] {
-    handle.backend().conv_kernels().bias_backward(dy_desc, dy, db_desc, db, alpha, beta);
+    handle.backend().kernels<const ConvKernels>().bias_backward(dy_desc, dy, db_desc, db, alpha,
+                                                                beta);
   });
   handle.record_kernel_time(ms);
 }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "conv/conv_invoker_cache.hpp"
 #include "conv/conv_kernels.hpp"
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
@@ -51,7 +52,7 @@ const char* find_function_name(ConvDirection d) {
 }
 
 const ConvSolverEntry& solution_entry(Handle& handle, const ConvProblem& p, uint64_t id) {
-  const ConvSolverEntry* e = handle.backend().conv_solvers().find(id);
+  const ConvSolverEntry* e = handle.backend().solvers<ConvSolver>().find(id);
   ANYDNN_CHECK_BADPARM(e != nullptr, "solution id " << id << " is not a solver of this backend");
   const auto ok = e->solver->applicable(handle.context(), p);
   ANYDNN_CHECK_BADPARM(ok.ok, "solution " << id << " (" << e->solver->name()
@@ -131,7 +132,7 @@ bool conv_solver_enabled(const Config& config, const ConvSolverEntry& entry, std
 std::vector<const ConvSolverEntry*> applicable_conv_solvers(Handle& handle, const ConvProblem& p) {
   std::vector<const ConvSolverEntry*> result;
   const Config& cfg = handle.config();
-  for (const auto& e : handle.backend().conv_solvers().entries()) {
+  for (const auto& e : handle.backend().solvers<ConvSolver>().entries()) {
     std::string why;
     if (!conv_solver_enabled(cfg, e, &why)) {
       ANYDNN_LOG_I2(cfg, e.solver->name() << ": disabled by " << why);
@@ -201,9 +202,10 @@ std::vector<Ranked> rank_by_model(Handle& handle, const ConvProblem& p,
 
 void register_found(Handle& handle, const std::string& network_config, const ConvFindEntry& e,
                     ConvInvoker invoker) {
-  handle.conv_invokers().set_found(network_config, e.algorithm,
-                                   CachedConvInvoker{e.solver_id, e.solver_name, e.algorithm,
-                                                     e.workspace_size, std::move(invoker)});
+  handle.family_state<ConvInvokerCache>().set_found(
+      network_config, e.algorithm,
+      CachedConvInvoker{e.solver_id, e.solver_name, e.algorithm, e.workspace_size,
+                        std::move(invoker)});
 }
 
 // A find-db record's entries that still apply (solver known, enabled, applicable, fits the
@@ -410,7 +412,7 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
   FindOutcome found = find_outcome(handle, p, bufs, exhaustive_search, fn);
   // The fastest entry of each algorithm, with its invoker registered for the legacy run calls.
   const std::string network_config = conv_db_key(handle, p);
-  const auto& registry = handle.backend().conv_solvers();
+  const auto& registry = handle.backend().solvers<ConvSolver>();
   std::vector<ConvFindEntry> result;
   for (size_t i = 0; i < found.entries.size(); ++i) {
     const ConvFindEntry& e = found.entries[i];
@@ -432,12 +434,12 @@ std::vector<ConvFindEntry> conv_find_solvers(Handle& handle, const ConvProblem& 
                                              const char* function) {
   FindOutcome found = find_outcome(handle, p, bufs, exhaustive_search, function);
   const std::string network_config = conv_db_key(handle, p);
-  const auto& registry = handle.backend().conv_solvers();
+  const auto& registry = handle.backend().solvers<ConvSolver>();
   for (size_t i = 0; i < found.entries.size(); ++i) {
     if (!found.invokers[i]) continue;  // built on first run (conv_compile_solution)
     const ConvFindEntry& e = found.entries[i];
     const ConvSolver& s = *registry.find(e.solver_id)->solver;
-    handle.conv_invokers().set_solution(
+    handle.family_state<ConvInvokerCache>().set_solution(
         network_config, CachedConvInvoker{e.solver_id, e.solver_name, s.algorithm(),
                                           e.workspace_size, std::move(found.invokers[i])});
   }
@@ -471,7 +473,8 @@ void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& 
   *target = scratch.get();
   handle.record_kernel_time(handle.run_primitive([&] {
     inv.invoker(redirected);
-    backend.conv_kernels().scale_blend(out, scratch.get(), user_out, scale.alpha, scale.beta);
+    backend.kernels<const ConvKernels>().scale_blend(out, scratch.get(), user_out, scale.alpha,
+                                                     scale.beta);
   }));
 }
 
@@ -479,7 +482,7 @@ void run_invoker(Handle& handle, const ConvProblem& p, const CachedConvInvoker& 
 
 void conv_run_found(Handle& handle, const ConvProblem& p, miopenConvAlgorithm_t algo,
                     const ConvBuffers& bufs, ConvScale scale) {
-  const auto inv = handle.conv_invokers().found(conv_db_key(handle, p), algo);
+  const auto inv = handle.family_state<ConvInvokerCache>().found(conv_db_key(handle, p), algo);
   // MIOpen's wording and status (UnknownError), which clients grep for.
   ANYDNN_CHECK(inv.has_value(), miopenStatusUnknownError,
                "No invoker was registered for convolution "
@@ -531,9 +534,9 @@ size_t conv_solution_workspace_size(Handle& handle, const ConvProblem& p, uint64
 
 void conv_compile_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id) {
   const std::string cfg = conv_db_key(handle, p);
-  if (handle.conv_invokers().solution(cfg, solution_id)) return;
+  if (handle.family_state<ConvInvokerCache>().solution(cfg, solution_id)) return;
   const auto& e = solution_entry(handle, p, solution_id);
-  handle.conv_invokers().set_solution(
+  handle.family_state<ConvInvokerCache>().set_solution(
       cfg, CachedConvInvoker{e.id, std::string(e.solver->name()), e.solver->algorithm(),
                              e.solver->workspace_size(handle.context(), p),
                              e.solver->make_invoker(handle.context(), p)});
@@ -542,7 +545,8 @@ void conv_compile_solution(Handle& handle, const ConvProblem& p, uint64_t soluti
 void conv_run_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id,
                        const ConvBuffers& bufs) {
   conv_compile_solution(handle, p, solution_id);
-  const auto inv = handle.conv_invokers().solution(conv_db_key(handle, p), solution_id);
+  const auto inv =
+      handle.family_state<ConvInvokerCache>().solution(conv_db_key(handle, p), solution_id);
   run_invoker(handle, p, *inv, bufs, ConvScale{});
 }
 

@@ -8,6 +8,7 @@
 #include <miopen/miopen.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 
@@ -82,5 +83,14 @@ Applicability direction_is(const ConvProblem& p, ConvDirection dir);
 
 // MIOpen's enumerator name of `algo` in direction `dir` (find-db records, logs).
 const char* algorithm_name(miopenConvAlgorithm_t algo, ConvDirection dir);
+
+// A convolution solver of the CPU / CUDA registry by its stable id, without a handle (Find 2.0
+// reads a solution's algorithm from its id alone): each registry is built once per process on
+// first use and never changed (solver objects are stateless). nullptr when that registry has no
+// such id, or (CUDA) when the library was built without the CUDA backend. Defined beside each
+// backend's registry (backend/cpu/conv_registry.cpp, backend/cuda/conv_registry.cu,
+// backend/common/cuda_unavailable.cpp).
+const ConvSolver* find_cpu_conv_solver(uint64_t id);
+const ConvSolver* find_cuda_conv_solver(uint64_t id);
 
 }  // namespace anydnn

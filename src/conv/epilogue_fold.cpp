@@ -62,7 +62,7 @@ bool fold_epilogue_host(const EpilogueFold& f, float* scale, float* shift) {
 }
 
 bool fold_epilogue(Backend& backend, const EpilogueFold& f, float* scale, float* shift) {
-  if (backend.conv_kernels().fold_epilogue(f, scale, shift)) return has_scale(f);
+  if (backend.kernels<const ConvKernels>().fold_epilogue(f, scale, shift)) return has_scale(f);
   // No kernel: read the parameters on the host and write the coefficients back.
   EpilogueFold h = f;
   std::vector<unsigned char> bias, g, b, m, v;

@@ -7,7 +7,7 @@
 namespace anydnn {
 
 const CtcLossSolverEntry& select_ctc_loss_solver(Handle& handle, const CtcLossProblem& p) {
-  return select_first_applicable(handle.backend().ctc_loss_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<CtcLossSolver>(), handle.context(), p,
                                  "CTC loss");
 }
 

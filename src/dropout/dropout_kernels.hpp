@@ -1,6 +1,6 @@
 // What dropout (the dropout API, dropout_ops.hpp, and the dropout between RNN layers) needs
 // from a backend: one elementwise kernel. A backend hands its implementation out through
-// Backend::dropout_kernels() (backend/cpu/dropout.*, backend/cuda/dropout.*).
+// Backend::kernels<DropoutKernels>() (backend/cpu/dropout.*, backend/cuda/dropout.*).
 #pragma once
 
 #include <cstdint>

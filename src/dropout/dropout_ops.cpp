@@ -44,7 +44,7 @@ void dropout_run(Handle& h, const DropoutDescriptor& d, const TensorDescriptor* 
                        .dropout = d.dropout,
                        .scale = 1.0f / (1.0f - d.dropout),
                        .linear = logical && i.strides() == o.strides()};
-  h.record_kernel_time(h.run_primitive([&] { be.dropout_kernels().apply(a); }));
+  h.record_kernel_time(h.run_primitive([&] { be.kernels<DropoutKernels>().apply(a); }));
   if (generate && d.state_evo) advance_dropout_counter(d, be, st);
 }
 

@@ -44,8 +44,8 @@ void add_bias(Handle& handle, const BiasTensors& t, const RunBuffers& b) {
   const void* x = b.get(miopenTensorBiasX);
   void* y = b.get(miopenTensorBiasY);
   if (x != y) handle.backend().copy(y, x, t.y->num_bytes(), CopyKind::DeviceToDevice);
-  handle.backend().conv_kernels().bias_forward(*t.bias, b.get(miopenTensorBias), *t.y, y, 1.0f,
-                                               0.0f);
+  handle.backend().kernels<const ConvKernels>().bias_forward(*t.bias, b.get(miopenTensorBias), *t.y,
+                                                             y, 1.0f, 0.0f);
 }
 
 class BiasAdapter final : public OperatorAdapter {

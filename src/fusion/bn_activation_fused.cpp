@@ -9,7 +9,7 @@ namespace anydnn {
 const BnSolverEntry* bn_solver_with_activation(const ExecutionContext& ctx, const BnProblem& p,
                                                miopenActivationMode_t mode, std::string* why) {
   const BnSolverEntry* fallback = nullptr;
-  for (const BnSolverEntry& e : ctx.backend.bn_solvers().entries()) {
+  for (const BnSolverEntry& e : ctx.backend.solvers<BnSolver>().entries()) {
     Applicability a = e.solver->applicable(ctx, p);
     if (a) a = e.solver->activation_support(ctx, p, mode);
     if (!a) {

@@ -41,7 +41,7 @@ class ConvEpilogueFused final : public FusionSolver {
                      "z is not laid out like the output (the epilogue reads it at y's offsets)");
     const ConvEpilogueNeeds needs = needs_of(p);
     std::string reasons;
-    for (const ConvSolverEntry& e : ctx.backend.conv_solvers().entries()) {
+    for (const ConvSolverEntry& e : ctx.backend.solvers<ConvSolver>().entries()) {
       std::string why;
       if (!conv_solver_enabled(ctx.config, e, &why)) continue;
       const auto algo = p.conv_algorithm();
@@ -76,7 +76,7 @@ class ConvEpilogueFused final : public FusionSolver {
     FusionInvoker inv;
     inv.workspace_size = coef_at + coef_bytes;
     inv.detail = "conv solution " + std::to_string(id) + " " +
-                 std::string(handle.backend().conv_solvers().find(id)->solver->name());
+                 std::string(handle.backend().solvers<ConvSolver>().find(id)->solver->name());
     inv.run = [p, cp, id, conv_ws, coef_at, k, needs](Handle& h, const FusionBuffers& b) {
       // Every step's values are checked before anything is written.
       ConvEpilogue ep;

@@ -123,7 +123,7 @@ const FusionSolverEntry& select_fusion_solver(Handle& handle, const FusionProble
   const ExecutionContext ctx = handle.context();
   const FusionSolverEntry* fallback = nullptr;
   std::string reasons;
-  for (const FusionSolverEntry& e : handle.backend().fusion_solvers().entries()) {
+  for (const FusionSolverEntry& e : handle.backend().solvers<FusionSolver>().entries()) {
     const Applicability a = e.solver->applicable(ctx, p);
     if (!a) {
       ANYDNN_LOG_I2(handle.config(), e.solver->name() << " not applicable: " << a.reason);

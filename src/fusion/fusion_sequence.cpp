@@ -70,7 +70,7 @@ FusionInvoker compile_conv(Handle& handle, const FusionProblem& p) {
   FusionInvoker inv;
   inv.workspace_size = scratch_at + (bn ? p.output().num_bytes() : 0);
   inv.detail = "conv solution " + std::to_string(id) + " " +
-               std::string(handle.backend().conv_solvers().find(id)->solver->name());
+               std::string(handle.backend().solvers<ConvSolver>().find(id)->solver->name());
   inv.run = [p, cp, id, conv_ws, scratch_at](Handle& h, const FusionBuffers& b) {
     const FusionOp* bias = p.find(FusionOpKind::BiasForward);
     const FusionOp* bn = p.find(FusionOpKind::BnInference);

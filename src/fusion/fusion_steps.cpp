@@ -9,7 +9,7 @@ std::optional<miopenConvSolution_t> fusion_conv_solution(
     const std::function<bool(const ConvSolverEntry&)>& accept) {
   std::optional<miopenConvSolution_t> any, of_algo;
   for (const miopenConvSolution_t& s : conv_solutions(handle, p.conv())) {
-    const ConvSolverEntry* e = handle.backend().conv_solvers().find(s.solution_id);
+    const ConvSolverEntry* e = handle.backend().solvers<ConvSolver>().find(s.solution_id);
     if (e == nullptr || (accept && !accept(*e))) continue;
     if (!any) any = s;
     const auto algo = p.conv_algorithm();

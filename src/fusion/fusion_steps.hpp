@@ -10,6 +10,7 @@
 #include "activation/fused_epilogue.hpp"
 #include "bn/bn_problem.hpp"
 #include "bn/bn_solver.hpp"
+#include "conv/conv_solver.hpp"
 #include "fusion/fusion_solver.hpp"
 #include "handle/handle.hpp"
 

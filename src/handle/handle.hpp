@@ -1,14 +1,17 @@
 // The library handle (miopenHandle_t). It owns everything with a lifetime longer than one call:
 // the configuration (environment read once), the backend and its stream, profiling state, the
-// invoker cache that connects Find to the legacy Convolution* calls, and the find-db. It sits
-// above backend/, db/ and solver/ (it owns one of each), so core/ below them stays free of them.
+// find-db, and the families' per-handle state (conv's invoker cache that connects Find to the
+// legacy Convolution* calls), kept by type so that the handle names no family. It sits beside
+// the backend interface and above db/, below the families that use it.
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <typeindex>
+#include <typeinfo>
+#include <vector>
 
 #include "backend/backend.hpp"
-#include "conv/conv_invoker_cache.hpp"
-#include "conv/conv_solver.hpp"
 #include "core/config.hpp"
 #include "db/find_db.hpp"
 
@@ -42,16 +45,33 @@ class Handle {
     return 0.0f;
   }
 
-  ConvInvokerCache& conv_invokers() { return conv_invokers_; }
   FindDb& find_db() { return *find_db_; }
+
+  // A family's state for the handle's lifetime, default-constructed on first use, e.g.
+  // family_state<ConvInvokerCache>() (conv/conv_invoker_cache.hpp). The reference stays valid
+  // until the handle is destroyed.
+  template <class T>
+  T& family_state() {
+    std::lock_guard<std::mutex> lock(states_mutex_);
+    for (const State& s : states_)
+      if (s.type == std::type_index(typeid(T))) return *static_cast<T*>(s.object.get());
+    auto object = std::make_shared<T>();
+    states_.push_back({std::type_index(typeid(T)), object});
+    return *object;
+  }
 
  private:
   Config config_;
   std::unique_ptr<Backend> backend_;
   bool profiling_ = false;
   float kernel_time_ms_ = 0.0f;
-  ConvInvokerCache conv_invokers_;
   std::unique_ptr<FindDb> find_db_;
+  struct State {
+    std::type_index type;
+    std::shared_ptr<void> object;
+  };
+  std::mutex states_mutex_;
+  std::vector<State> states_;
 };
 
 }  // namespace anydnn

@@ -10,7 +10,7 @@
 namespace anydnn {
 
 const LrnSolverEntry& select_lrn_solver(Handle& handle, const LrnProblem& p) {
-  return select_first_applicable(handle.backend().lrn_solvers(), handle.context(), p, "LRN");
+  return select_first_applicable(handle.backend().solvers<LrnSolver>(), handle.context(), p, "LRN");
 }
 
 void lrn_run(Handle& handle, const LrnProblem& p, const LrnBuffers& buffers) {

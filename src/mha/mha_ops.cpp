@@ -51,7 +51,7 @@ void check_workspace(const MhaProblem& p, const MhaSolverEntry& e, size_t need, 
 std::vector<const MhaSolverEntry*> applicable_mha_solvers(Handle& handle, const MhaProblem& p) {
   const ExecutionContext ctx = handle.context();
   std::vector<const MhaSolverEntry*> main, fallbacks;
-  for (const auto& e : handle.backend().mha_solvers().entries()) {
+  for (const auto& e : handle.backend().solvers<MhaSolver>().entries()) {
     const Applicability a = e.solver->applicable(ctx, p);
     if (!a) {
       ANYDNN_LOG_I2(handle.config(), e.solver->name() << " not applicable: " << a.reason);
@@ -63,7 +63,7 @@ std::vector<const MhaSolverEntry*> applicable_mha_solvers(Handle& handle, const 
 }
 
 const MhaSolverEntry& select_mha_solver(Handle& handle, const MhaProblem& p) {
-  return select_first_applicable(handle.backend().mha_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<MhaSolver>(), handle.context(), p,
                                  "multi-head attention");
 }
 
@@ -128,7 +128,7 @@ void mha_run(Handle& handle, const MhaProblem& p, const MhaSolverEntry& e, const
 
 void mha_run_solver(Handle& handle, const MhaProblem& p, uint64_t id, const MhaBuffers& b,
                     void* workspace, size_t workspace_size) {
-  const MhaSolverEntry* e = handle.backend().mha_solvers().find(id);
+  const MhaSolverEntry* e = handle.backend().solvers<MhaSolver>().find(id);
   ANYDNN_CHECK_BADPARM(e != nullptr, "solver id " << id << " is not an MHA solver of this backend");
   const Applicability a = e->solver->applicable(handle.context(), p);
   ANYDNN_CHECK_BADPARM(a, e->solver->name()

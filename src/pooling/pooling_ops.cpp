@@ -7,7 +7,7 @@
 namespace anydnn {
 
 const PoolingSolverEntry& select_pooling_solver(Handle& handle, const PoolingProblem& p) {
-  return select_first_applicable(handle.backend().pooling_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<PoolingSolver>(), handle.context(), p,
                                  "pooling");
 }
 

@@ -10,7 +10,7 @@
 namespace anydnn {
 
 const ReduceSolverEntry& select_reduce_solver(Handle& handle, const ReduceProblem& p) {
-  return select_first_applicable(handle.backend().reduce_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<ReduceSolver>(), handle.context(), p,
                                  "reduction");
 }
 

@@ -30,7 +30,7 @@ PrevStep prev_step(const RnnShape& s, int d, size_t t) {
 }  // namespace
 
 void rnn_backward_data_pass(Backend& backend, const RnnShape& s, const RnnBackwardBuffers& b) {
-  RnnKernels& k = backend.rnn_kernels();
+  RnnKernels& k = backend.kernels<RnnKernels>();
   const RnnDescriptor& d = *s.desc;
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
@@ -149,14 +149,14 @@ void rnn_backward_data_pass(Backend& backend, const RnnShape& s, const RnnBackwa
           .dropout = b.dropout,
           .scale = 1.0f / (1.0f - b.dropout),
           .linear = true};
-      backend.dropout_kernels().apply(a);
+      backend.kernels<DropoutKernels>().apply(a);
     }
     dY = dX;
   }
 }
 
 void rnn_backward_weights_pass(Backend& backend, const RnnShape& s, const RnnBackwardBuffers& b) {
-  RnnKernels& k = backend.rnn_kernels();
+  RnnKernels& k = backend.kernels<RnnKernels>();
   const RnnDescriptor& d = *s.desc;
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];

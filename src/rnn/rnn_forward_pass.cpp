@@ -49,7 +49,7 @@ void attach_backward_space(const RnnProblem& p, void* workspace, const void* res
 }
 
 void rnn_forward_pass(Backend& backend, const RnnShape& s, const RnnForwardBuffers& b) {
-  RnnKernels& k = backend.rnn_kernels();
+  RnnKernels& k = backend.kernels<RnnKernels>();
   const RnnDescriptor& d = *s.desc;
   const size_t H = s.hidden(), G = d.gates(), D = d.dirs(), R = s.rows, T = s.steps();
   const size_t GH = G * H, ldo = D * H, B0 = s.batch[0];
@@ -156,7 +156,7 @@ void rnn_forward_pass(Backend& backend, const RnnShape& s, const RnnForwardBuffe
                            .dropout = b.dropout,
                            .scale = 1.0f / (1.0f - b.dropout),
                            .linear = true};
-      backend.dropout_kernels().apply(a);
+      backend.kernels<DropoutKernels>().apply(a);
       input = drop;
     }
   }

@@ -29,7 +29,7 @@ float* RnnHalfStaging::take(size_t n) {
 const float* RnnHalfStaging::in(const void* src, size_t n) {
   if (!half_ || src == nullptr) return static_cast<const float*>(src);
   float* dst = take(n);
-  backend_.rnn_kernels().half_to_float(static_cast<const uint16_t*>(src), n, dst);
+  backend_.kernels<RnnKernels>().half_to_float(static_cast<const uint16_t*>(src), n, dst);
   return dst;
 }
 
@@ -42,7 +42,7 @@ float* RnnHalfStaging::out(void* dst, size_t n) {
 
 void RnnHalfStaging::finish() {
   for (const Pending& p : pending_)
-    backend_.rnn_kernels().float_to_half(p.from, p.n, p.to);
+    backend_.kernels<RnnKernels>().float_to_half(p.from, p.n, p.to);
   pending_.clear();
 }
 

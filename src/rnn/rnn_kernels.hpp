@@ -2,7 +2,7 @@
 // kernel calls only, no loops over layers, directions or steps. Every pointer is the backend's
 // memory (host memory on the CPU); every call is ordered on the handle's stream. fp32 rows are
 // row-major with the given leading dimension (in floats). A backend hands its implementation
-// out through Backend::rnn_kernels() (backend/cpu/rnn/rnn_kernels.*, backend/cuda/rnn/...).
+// out through Backend::kernels<RnnKernels>() (backend/cpu/rnn/rnn_kernels.*, backend/cuda/rnn/...).
 #pragma once
 
 #include <miopen/miopen.h>

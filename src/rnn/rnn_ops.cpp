@@ -193,7 +193,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   const size_t state = s.state_values();
   Backend& be = h.backend();
   const PaddedIo pio = padded_io(s, c.space.workspace);
-  if (pio.in) be.rnn_kernels().move_rows({repack(s, s.input, c.xp, pio.in, true)});
+  if (pio.in) be.kernels<RnnKernels>().move_rows({repack(s, s.input, c.xp, pio.in, true)});
   RnnHalfStaging io(s, c.space.workspace, be);
   RnnForwardBuffers b;
   b.x = io.in(pio.in ? pio.in : c.xp, s.rows * s.input);
@@ -209,7 +209,8 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnForwardCall& c) {
   h.record_kernel_time(h.run_primitive([&] {
     rnn_forward_pass(be, s, b);
     io.finish();
-    if (pio.out) be.rnn_kernels().move_rows({repack(s, s.out_width(), pio.out, c.yp, false)});
+    if (pio.out)
+      be.kernels<RnnKernels>().move_rows({repack(s, s.out_width(), pio.out, c.yp, false)});
   }));
 }
 
@@ -221,7 +222,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardDataCall& c) {
   RnnBackwardBuffers b;
   attach_backward_space(p, c.space.workspace, c.space.reserve, b);
   const PaddedIo pio = padded_io(s, c.space.workspace);  // dy packed into `out`, dx into `in`
-  if (pio.out) be.rnn_kernels().move_rows({repack(s, s.out_width(), c.dyp, pio.out, true)});
+  if (pio.out) be.kernels<RnnKernels>().move_rows({repack(s, s.out_width(), c.dyp, pio.out, true)});
   RnnHalfStaging io(s, c.space.workspace, be);
   b.w = io.in(c.wp, p.desc().param_count(s.input));
   b.hx = io.in(c.hxp, state);
@@ -235,7 +236,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardDataCall& c) {
   h.record_kernel_time(h.run_primitive([&] {
     rnn_backward_data_pass(be, s, b);
     io.finish();
-    if (pio.in) be.rnn_kernels().move_rows({repack(s, s.input, pio.in, c.dxp, false)});
+    if (pio.in) be.kernels<RnnKernels>().move_rows({repack(s, s.input, pio.in, c.dxp, false)});
   }));
 }
 
@@ -245,7 +246,7 @@ void rnn_run(Handle& h, const RnnProblem& p, const RnnBackwardWeightsCall& c) {
   RnnBackwardBuffers b;
   attach_backward_space(p, c.space.workspace, c.space.reserve, b);
   const PaddedIo pio = padded_io(s, c.space.workspace);
-  if (pio.in) be.rnn_kernels().move_rows({repack(s, s.input, c.xp, pio.in, true)});
+  if (pio.in) be.kernels<RnnKernels>().move_rows({repack(s, s.input, c.xp, pio.in, true)});
   RnnHalfStaging io(s, c.space.workspace, be);
   b.x = io.in(pio.in ? pio.in : c.xp, s.rows * s.input);
   b.hx = io.in(c.hxp, s.state_values());

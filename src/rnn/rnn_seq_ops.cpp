@@ -100,7 +100,7 @@ RowMoves scatter(Backend& be, const SeqTensorDescriptor& d, const RnnProblem& p,
                  void* dst) {
   const bool half = d.type == miopenHalf;
   if (d.layout != miopenRNNDataSeqMajorNotPadded)
-    be.rnn_kernels().fill(dst, d.element_space(), d.has_marker ? d.marker : 0.0f, half);
+    be.kernels<RnnKernels>().fill(dst, d.element_space(), d.has_marker ? d.marker : 0.0f, half);
   const RnnShape& s = p.shape();
   const std::vector<int>& order = p.seq().order;
   RowMoves m{rows, false, dst, half, static_cast<size_t>(d.vec), {}};
@@ -223,7 +223,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     std::vector<RowMoves> in{gather(*c.x, p, c.xp, st.x)};
     if (c.hxp) in.push_back(permute_in(p, c.hxp, st.s[0]));
     if (lstm && c.cxp) in.push_back(permute_in(p, c.cxp, st.s[1]));
-    be.rnn_kernels().move_rows(in);
+    be.kernels<RnnKernels>().move_rows(in);
     RnnHalfStaging io(s, c.space.workspace, be);
     RnnForwardBuffers b;
     b.x = st.x;
@@ -239,7 +239,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
       std::vector<RowMoves> out{scatter(be, *c.y, p, st.y, c.yp)};
       if (c.hyp) out.push_back(permute_out(be, p, st.s[2], c.hxp, c.hyp));
       if (lstm && c.cyp) out.push_back(permute_out(be, p, st.s[3], c.cxp, c.cyp));
-      be.rnn_kernels().move_rows(out);
+      be.kernels<RnnKernels>().move_rows(out);
     }));
   } else if (p.direction() == RnnDirection::BackwardData) {
     std::vector<RowMoves> in{gather(*c.y, p, c.dyp, st.y)};
@@ -247,7 +247,7 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
     if (lstm && c.cxp) in.push_back(permute_in(p, c.cxp, st.s[1]));
     if (c.dhyp) in.push_back(permute_in(p, c.dhyp, st.s[2]));
     if (lstm && c.dcyp) in.push_back(permute_in(p, c.dcyp, st.s[3]));
-    be.rnn_kernels().move_rows(in);
+    be.kernels<RnnKernels>().move_rows(in);
     RnnBackwardBuffers b;
     b.hx = c.hxp ? st.s[0] : nullptr;
     b.cx = lstm && c.cxp ? st.s[1] : nullptr;
@@ -265,12 +265,12 @@ void rnn_seq_run(Handle& h, const RnnProblem& p, const RnnSeqCall& c) {
       std::vector<RowMoves> out{scatter(be, *c.x, p, st.x, c.dxp)};
       if (c.dhxp) out.push_back(permute_out(be, p, st.s[4], c.dhyp, c.dhxp));
       if (lstm && c.dcxp) out.push_back(permute_out(be, p, st.s[5], c.dcyp, c.dcxp));
-      be.rnn_kernels().move_rows(out);
+      be.kernels<RnnKernels>().move_rows(out);
     }));
   } else {
     std::vector<RowMoves> in{gather(*c.x, p, c.xp, st.x)};
     if (c.hxp) in.push_back(permute_in(p, c.hxp, st.s[0]));
-    be.rnn_kernels().move_rows(in);
+    be.kernels<RnnKernels>().move_rows(in);
     RnnBackwardBuffers b;
     b.x = st.x;
     b.hx = c.hxp ? st.s[0] : nullptr;

@@ -10,7 +10,7 @@
 namespace anydnn {
 
 const SoftmaxSolverEntry& select_softmax_solver(Handle& handle, const SoftmaxProblem& p) {
-  return select_first_applicable(handle.backend().softmax_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<SoftmaxSolver>(), handle.context(), p,
                                  "softmax");
 }
 
@@ -23,14 +23,14 @@ void softmax_run(Handle& handle, const SoftmaxProblem& p, const SoftmaxBuffers& 
 
 std::vector<const SoftmaxSolverEntry*> softmax_solvers_for(Handle& handle,
                                                            const SoftmaxProblem& p) {
-  return applicable_solvers(handle.backend().softmax_solvers(), handle.context(), p);
+  return applicable_solvers(handle.backend().solvers<SoftmaxSolver>(), handle.context(), p);
 }
 
 void softmax_run_solver(Handle& handle, const SoftmaxProblem& p, uint64_t solver_id,
                         const SoftmaxBuffers& buffers) {
   const ExecutionContext ctx = handle.context();
   const SoftmaxSolverEntry& e =
-      applicable_solver(handle.backend().softmax_solvers(), ctx, p, solver_id, "softmax");
+      applicable_solver(handle.backend().solvers<SoftmaxSolver>(), ctx, p, solver_id, "softmax");
   handle.record_kernel_time(handle.run_primitive([&] { e.solver->run(ctx, p, buffers); }));
 }
 

@@ -1,23 +1,17 @@
 // What every solver of every primitive family (convolution, batch norm, and the families to
-// come) shares, whatever its problem type: the context it runs in and the answer to "do you
-// apply?" with a reason. A family's own header (conv_solver.hpp, bn_solver.hpp) adds its problem,
-// buffers and run/invoker signature; registry.hpp holds the ordered list of a family's solvers.
+// come) shares, whatever its problem type: the context it runs in (ExecutionContext, with the
+// backend interface) and the answer to "do you apply?" with a reason. A family's own header
+// (conv_solver.hpp, bn_solver.hpp) adds its problem, buffers and run/invoker signature;
+// registry.hpp holds the ordered list of a family's solvers.
 #pragma once
 
 #include <string>
 #include <utility>
 
+#include "backend/backend.hpp"  // ExecutionContext
 #include "core/config.hpp"
 
 namespace anydnn {
-
-class Backend;
-
-// What a solver may look at besides the problem: the handle's configuration and backend.
-struct ExecutionContext {
-  const Config& config;
-  Backend& backend;
-};
 
 // The answer of applicable(): yes, or no with a one-line reason (logged at Info2).
 struct Applicability {

@@ -12,7 +12,7 @@
 namespace anydnn {
 
 const TensorOpSolverEntry& select_tensor_op_solver(Handle& handle, const TensorOpProblem& p) {
-  return select_first_applicable(handle.backend().tensor_op_solvers(), handle.context(), p,
+  return select_first_applicable(handle.backend().solvers<TensorOpSolver>(), handle.context(), p,
                                  "tensor-op");
 }
 

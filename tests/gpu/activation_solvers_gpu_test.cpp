@@ -23,7 +23,7 @@ std::vector<std::string> every_cuda_activation_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->activation_solvers().entries())
+  for (const auto& e : g.backend->solvers<ActivationSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -71,7 +71,7 @@ TEST_P(ActivationSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* entry = g.backend->activation_solvers().find(solver);
+  const auto* entry = g.backend->solvers<ActivationSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const ActivationSolver& s = *entry->solver;
   const test::ActivRunner run = device_runner(s, ctx);
@@ -101,7 +101,7 @@ TEST(ActivationSolversGpuExtra, MisalignedBuffersUseTheScalarPath) {
   std::mt19937 rng(test::fresh_seed());
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const ActivationSolver& s = *g.backend->activation_solvers().find("ActivPacked")->solver;
+  const ActivationSolver& s = *g.backend->solvers<ActivationSolver>().find("ActivPacked")->solver;
   const test::ActivRunner run = device_runner(s, ctx, 2);
   for (const test::ActivCase& c : test::load_activation_cases()) {
     if (c.x.type() == miopenFloat) continue;  // 2 bytes: aligned for 16-bit data only
@@ -117,7 +117,7 @@ TEST(ActivationSolversGpuExtra, ResultsAreDeterministic) {
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
   std::mt19937 rng(test::fresh_seed());
-  for (const auto& e : g.backend->activation_solvers().entries()) {
+  for (const auto& e : g.backend->solvers<ActivationSolver>().entries()) {
     const TensorDescriptor d(miopenHalf, {4, 16, 33, 35});
     const ActivationProblem p(ActivDirection::Forward, {miopenActivationTANH, 0.7, 1.3, 0},
                               {&d, &d});

@@ -42,11 +42,11 @@ TEST(CudaBackend, CopiesFillsAndConvertsOnTheDevice) {
     auto h = b->allocate(n * sizeof(uint16_t));
     b->copy(f.get(), host.data(), n * sizeof(float), CopyKind::HostToDevice);
     // The fp16 conversions are the RNN kernels' (fp16 staging).
-    b->rnn_kernels().float_to_half(static_cast<const float*>(f.get()), n,
-                                   static_cast<uint16_t*>(h.get()));
+    b->kernels<RnnKernels>().float_to_half(static_cast<const float*>(f.get()), n,
+                                           static_cast<uint16_t*>(h.get()));
     b->fill_zero(g.get(), n * sizeof(float));
-    b->rnn_kernels().half_to_float(static_cast<const uint16_t*>(h.get()), n,
-                                   static_cast<float*>(g.get()));
+    b->kernels<RnnKernels>().half_to_float(static_cast<const uint16_t*>(h.get()), n,
+                                           static_cast<float*>(g.get()));
     std::vector<float> back(n, NAN);
     b->copy(back.data(), g.get(), n * sizeof(float), CopyKind::DeviceToHost);
     for (size_t i = 0; i < n; ++i)

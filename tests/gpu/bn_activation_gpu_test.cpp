@@ -204,7 +204,7 @@ TEST_P(CudaBnActivation, MatchesReferenceOnEveryProblemItTakes) {
   Config cfg;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
-  const BnSolverEntry* e = backend->bn_solvers().find(GetParam());
+  const BnSolverEntry* e = backend->solvers<BnSolver>().find(GetParam());
   ASSERT_NE(e, nullptr);
   int ran = 0;
   for (const std::string& line : test::load_problem_lines("bn_problems.txt")) {
@@ -234,7 +234,7 @@ TEST(CudaBnActivationLimits, BackwardNeedsSavedStatistics) {
   const TensorDescriptor pd(miopenFloat, {1, 3, 1, 1});
   BnDescriptors d{&x, &x, &x, &pd, &pd, &pd, &pd};
   const BnProblem p(BnDirection::Backward, miopenBNSpatial, d, 1e-5, 0.1, false, false);
-  for (const auto& e : backend->bn_solvers().entries()) {
+  for (const auto& e : backend->solvers<BnSolver>().entries()) {
     if (!e.solver->applicable(ctx, p)) continue;
     const Applicability a = e.solver->activation_support(ctx, p, miopenActivationRELU);
     EXPECT_FALSE(a) << e.solver->name();

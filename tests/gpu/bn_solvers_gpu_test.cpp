@@ -178,7 +178,7 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
   const DeviceTensor dev_x = on_device(x), dev_dy = on_device(dy), dev_scale = on_device(scale),
                      dev_bias = on_device(bias);
   std::set<std::string> ran;
-  for (const auto& e : backend.bn_solvers().entries()) {
+  for (const auto& e : backend.solvers<BnSolver>().entries()) {
     if (!only.empty() && e.solver->name() != only) continue;
     const Applicability a = e.solver->applicable(ctx, p);
     if (!a) {
@@ -276,7 +276,7 @@ std::vector<std::string> every_cuda_bn_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->bn_solvers().entries())
+  for (const auto& e : g.backend->solvers<BnSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -359,7 +359,8 @@ TEST(BnSolversGpuExtra, ResultsAreDeterministic) {
       BnDescriptors d{&xd, &xd, bwd ? &xd : nullptr, &pd, &pd, &pd, &pd};
       const BnProblem p(dir, miopenBNSpatial, d, 1e-5, 0.1, !bwd, !bwd);
       const auto& e = *std::find_if(
-          g.backend->bn_solvers().entries().begin(), g.backend->bn_solvers().entries().end(),
+          g.backend->solvers<BnSolver>().entries().begin(),
+          g.backend->solvers<BnSolver>().entries().end(),
           [&](const BnSolverEntry& s) { return static_cast<bool>(s.solver->applicable(ctx, p)); });
       SCOPED_TRACE(std::string(layout) + " " + dir_name(dir) + " " + std::string(e.solver->name()));
       HostTensor x = host_tensor(xd), dy = host_tensor(xd), sc = host_tensor(pd);

@@ -162,7 +162,7 @@ Outcome run_solver(const std::string& name, const Config& cfg, double fp32_tol, 
   Outcome out;
   auto backend = make_cuda_backend(cfg, nullptr);  // legacy default stream: ordered with the
   const ExecutionContext ctx{cfg, *backend};       // test's cudaMemcpy / cudaMemset
-  const ConvSolverEntry* entry = backend->conv_solvers().find(name);
+  const ConvSolverEntry* entry = backend->solvers<ConvSolver>().find(name);
   EXPECT_NE(entry, nullptr) << name;
   if (entry == nullptr) return out;
   const ConvSolver& s = *entry->solver;
@@ -265,7 +265,7 @@ TEST(CudaConvEpilogueBits, BiasShiftIsBitIdenticalToTheSeparateBiasCall) {
                                                         ? std::vector<size_t>{1, k, 1, 1, 1}
                                                         : std::vector<size_t>{1, k, 1, 1});
       for (const std::string& name : kFusedSolvers) {
-        const ConvSolverEntry* e = backend->conv_solvers().find(name);
+        const ConvSolverEntry* e = backend->solvers<ConvSolver>().find(name);
         if (e == nullptr) continue;
         const ConvSolver& s = *e->solver;
         if (!s.applicable(ctx, p) || !s.epilogue_support(ctx, p, {false, true, false})) continue;
@@ -273,8 +273,8 @@ TEST(CudaConvEpilogueBits, BiasShiftIsBitIdenticalToTheSeparateBiasCall) {
         ProblemData d;
         make_data(spec, p, rng, d);
         ASSERT_TRUE(run_fused(s, ctx, p, d, nullptr));
-        backend->conv_kernels().bias_forward(bias_desc, d.dshift.data(), p.y(), d.dy.data(), 1.0f,
-                                             0.0f);
+        backend->kernels<const ConvKernels>().bias_forward(bias_desc, d.dshift.data(), p.y(),
+                                                           d.dy.data(), 1.0f, 0.0f);
         HostTensor plain = d.hy;
         d.dy.download(plain);
         ConvEpilogue ep;
@@ -306,7 +306,7 @@ TEST(CudaConvEpilogueLimits, DeclinesWhatItCannotApply) {
   // No solver takes an epilogue on a backward problem.
   const ConvProblem bwd = problem("conv -n 2 -c 8 -H 9 -W 9 -k 8 -y 3 -x 3 -p 1 -q 1",  //
                                   ConvDirection::BackwardData);
-  for (const auto& e : backend->conv_solvers().entries()) {
+  for (const auto& e : backend->solvers<ConvSolver>().entries()) {
     const Applicability a = e.solver->epilogue_support(ctx, bwd, relu);
     EXPECT_FALSE(a) << e.solver->name();
     EXPECT_FALSE(a.reason.empty()) << e.solver->name();
@@ -315,12 +315,12 @@ TEST(CudaConvEpilogueLimits, DeclinesWhatItCannotApply) {
   const ConvProblem half = problem("convfp16 -n 2 -c 8 -H 9 -W 9 -k 8 -y 1 -x 1",  //
                                    ConvDirection::Forward);
   for (const char* name : {"GemmFwd1x1_0_1", "GemmFwdRest"}) {
-    const ConvSolver& s = *backend->conv_solvers().find(name)->solver;
+    const ConvSolver& s = *backend->solvers<ConvSolver>().find(name)->solver;
     if (s.applicable(ctx, half)) EXPECT_FALSE(s.epilogue_support(ctx, half, relu)) << name;
   }
   // The tensor-core solver: a residual on a staged 16-bit output (NCHW) is declined, the same
   // chain without z and on an NHWC output with whole vectors is taken.
-  const ConvSolverEntry* tc = backend->conv_solvers().find("ImplicitGemmTensorCoreFwd");
+  const ConvSolverEntry* tc = backend->solvers<ConvSolver>().find("ImplicitGemmTensorCoreFwd");
   if (tc != nullptr) {  // built with CUTLASS
     const ConvProblem nchw =
         problem("convfp16 -n 2 -c 8 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1", ConvDirection::Forward);

@@ -107,10 +107,10 @@ TEST_P(ConvHeuristic, DefaultPathWithin1_2xOfFastestSolver) {
   ASSERT_FALSE(solutions.empty());
   const uint64_t first = solutions.front().solution_id;
   ASSERT_TRUE(measured.count(first)) << "immediate mode's first solution is a fallback";
-  EXPECT_LE(measured[first], bar) << "immediate mode's first solution "
-                                  << handle.backend().conv_solvers().find(first)->solver->name()
-                                  << " takes " << measured[first] << " ms; " << best_name
-                                  << " takes " << best;
+  EXPECT_LE(measured[first], bar)
+      << "immediate mode's first solution "
+      << handle.backend().solvers<ConvSolver>().find(first)->solver->name() << " takes "
+      << measured[first] << " ms; " << best_name << " takes " << best;
 
   const auto found = conv_find(handle, p, bufs, /*exhaustive_search=*/false);
   ASSERT_FALSE(found.empty());

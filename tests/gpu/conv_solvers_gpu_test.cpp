@@ -88,7 +88,7 @@ std::vector<std::string> every_cuda_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   Config cfg;
   const auto backend = make_cuda_backend(cfg, nullptr);
-  for (const auto& e : backend->conv_solvers().entries())
+  for (const auto& e : backend->solvers<ConvSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -107,7 +107,7 @@ TEST_P(CudaConvSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.conv_allow_3xtf32 = true;                    // opt-in solvers are tested alone too
   auto backend = make_cuda_backend(cfg, nullptr);  // legacy default stream: ordered with the
   const ExecutionContext ctx{cfg, *backend};       // test's cudaMemcpy / cudaMemset
-  const auto* entry = backend->conv_solvers().find(GetParam());
+  const auto* entry = backend->solvers<ConvSolver>().find(GetParam());
   ASSERT_NE(entry, nullptr);
   const ConvSolver& s = *entry->solver;
   int ran = 0, promised = 0;
@@ -165,7 +165,7 @@ TEST_P(CudaConvSolverAlone, MatchesReferenceWithTf32Allowed) {
   cfg.conv_allow_3xtf32 = true;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->conv_solvers().find(GetParam());
+  const auto* entry = backend->solvers<ConvSolver>().find(GetParam());
   ASSERT_NE(entry, nullptr);
   const ConvSolver& s = *entry->solver;
   int ran = 0;
@@ -213,7 +213,7 @@ void expect_solver_matches(const char* name, ConvDirection dir, const TensorDesc
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
   const ConvProblem p(dir, x, w, conv, y);
-  const auto* e = backend->conv_solvers().find(name);
+  const auto* e = backend->solvers<ConvSolver>().find(name);
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->solver->applicable(ctx, p)) << e->solver->applicable(ctx, p).reason;
   Buffers b(p, rng);
@@ -241,7 +241,7 @@ TEST(CudaConvSolvers, NaiveSolversHandlePaddedStrides) {
     const ExecutionContext ctx{cfg, *backend};
     const ConvProblem p(ConvDirection::Forward, x, w, conv, y);
     for (const char* name : {"GemmFwdRest", "ConvDirectFwdCuda"}) {
-      const auto* e = backend->conv_solvers().find(name);
+      const auto* e = backend->solvers<ConvSolver>().find(name);
       ASSERT_NE(e, nullptr);
       const Applicability a = e->solver->applicable(ctx, p);
       EXPECT_FALSE(a) << name;
@@ -278,10 +278,10 @@ TEST(CudaConvSolvers, NaiveForwardInt8IsExact) {
     const auto expected =
         ref::conv_forward(hx.view(), hw.view(), {{1, 1}, {2, 1}, {1, 1}, 2}, y.lens());
     DeviceTensor dx(hx), dw(hw), dy(hy);
-    const auto* e = backend->conv_solvers().find("ConvDirectNaiveConvFwd");
+    const auto* e = backend->solvers<ConvSolver>().find("ConvDirectNaiveConvFwd");
     ASSERT_NE(e, nullptr);
     ASSERT_TRUE(e->solver->applicable(ctx, p));
-    for (const auto& other : backend->conv_solvers().entries())
+    for (const auto& other : backend->solvers<ConvSolver>().entries())
       if (other.solver.get() != e->solver.get() && other.solver->applicable(ctx, p))
         ADD_FAILURE() << other.solver->name() << " claims an int8 problem";
     dy.poison();

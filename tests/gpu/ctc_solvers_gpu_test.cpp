@@ -23,7 +23,7 @@ std::vector<std::string> every_cuda_ctc_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->ctc_loss_solvers().entries())
+  for (const auto& e : g.backend->solvers<CtcLossSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -60,7 +60,7 @@ TEST_P(CtcLossSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* entry = g.backend->ctc_loss_solvers().find(solver);
+  const auto* entry = g.backend->solvers<CtcLossSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const CtcLossSolver& s = *entry->solver;
   const test::CtcRunner run = device_runner(s, ctx);
@@ -85,7 +85,7 @@ TEST(CtcLossSolversGpuExtra, RerunGivesIdenticalBytes) {
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
   std::mt19937 rng(test::fresh_seed());
-  for (const auto& e : g.backend->ctc_loss_solvers().entries()) {
+  for (const auto& e : g.backend->solvers<CtcLossSolver>().entries()) {
     test::CtcCase c;
     ASSERT_FALSE(driver::parse_ctc_line("ctc -n 8 -c 40 -l 15 -k 50", c.spec));
     c.probs = c.grads = TensorDescriptor(miopenFloat, {50, 8, 41});

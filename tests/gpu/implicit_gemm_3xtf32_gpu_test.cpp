@@ -116,8 +116,8 @@ TEST_P(ImplicitGemm3xTf32, ErrorWithin3xOfFp32OnCudaCores) {
   cfg.conv_allow_3xtf32 = true;
   auto backend = make_cuda_backend(cfg, nullptr);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* e3 = backend->conv_solvers().find(solver_3x(dir));
-  const auto* es = backend->conv_solvers().find(solver_simt(dir));
+  const auto* e3 = backend->solvers<ConvSolver>().find(solver_3x(dir));
+  const auto* es = backend->solvers<ConvSolver>().find(solver_simt(dir));
   ASSERT_NE(e3, nullptr);
   ASSERT_NE(es, nullptr);
   double sum3 = 0, sums = 0;
@@ -176,13 +176,13 @@ TEST(ImplicitGemm3xTf32Registry, OptInFirstForStrictFp32AndFp32Only) {
         driver::parse_conv_line("conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1", spec));
     const test::BuiltConv b = test::build_conv(spec);
     const ConvProblem p(dir, b.x, b.w, b.conv, b.y);
-    for (const auto& e : backend->conv_solvers().entries()) {
+    for (const auto& e : backend->solvers<ConvSolver>().entries()) {
       if (!e.solver->applicable(ctx, p)) continue;
       EXPECT_EQ(e.solver->name(), solver_3x(dir));
       break;
     }
     const Applicability not_allowed =
-        backend->conv_solvers().find(solver_3x(dir))->solver->applicable(ctx_off, p);
+        backend->solvers<ConvSolver>().find(solver_3x(dir))->solver->applicable(ctx_off, p);
     EXPECT_FALSE(not_allowed);
     EXPECT_NE(not_allowed.reason.find("ANYDNN_CONV_3XTF32=1"), std::string::npos)
         << not_allowed.reason;
@@ -192,7 +192,7 @@ TEST(ImplicitGemm3xTf32Registry, OptInFirstForStrictFp32AndFp32Only) {
     const test::BuiltConv bh = test::build_conv(half);
     const ConvProblem ph(dir, bh.x, bh.w, bh.conv, bh.y);
     const Applicability a =
-        backend->conv_solvers().find(solver_3x(dir))->solver->applicable(ctx, ph);
+        backend->solvers<ConvSolver>().find(solver_3x(dir))->solver->applicable(ctx, ph);
     EXPECT_FALSE(a);
     EXPECT_EQ(a.reason, "data type is not fp32 (the 3xTF32 kernel)");
   }

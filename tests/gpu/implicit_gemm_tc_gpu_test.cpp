@@ -97,7 +97,7 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
     bool first = true;
     for (const std::string& name : solvers_of(dir)) {
       SCOPED_TRACE(name);
-      const auto* entry = backend->conv_solvers().find(name);
+      const auto* entry = backend->solvers<ConvSolver>().find(name);
       ASSERT_NE(entry, nullptr);
       const ConvSolver& solver = *entry->solver;
       const Applicability a = solver.applicable(ctx, p);
@@ -111,7 +111,7 @@ TEST_P(ImplicitGemmTc, AppliesFirstAndMatchesReference) {
       // registry entry after the sm90 ones (implicit_gemm_wgmma_gpu_test.cpp), which come first
       // where the device takes them.
       if (first) {
-        for (const auto& e : backend->conv_solvers().entries()) {
+        for (const auto& e : backend->solvers<ConvSolver>().entries()) {
           if (!e.solver->applicable(ctx, p)) continue;
           if (e.solver->name().starts_with("ImplicitGemmWgmma")) continue;
           EXPECT_EQ(e.solver->name(), solver.name());
@@ -206,7 +206,7 @@ TEST(ImplicitGemmTcRejects, Fp32WithoutTf32) {
     const ConvProblem p =
         problem_of("conv -n 2 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0", dir);
     for (const std::string& name : solvers_of(dir)) {
-      const auto* e = backend->conv_solvers().find(name);
+      const auto* e = backend->solvers<ConvSolver>().find(name);
       ASSERT_NE(e, nullptr);
       const Applicability a = e->solver->applicable(ctx, p);
       EXPECT_FALSE(a) << name;
@@ -228,7 +228,7 @@ TEST(ImplicitGemmTcRejects, WhatCutlassCannotDo) {
   const auto rejects = [&](const std::string& line, ConvDirection dir, const std::string& why) {
     const ConvProblem p = problem_of(line, dir);
     for (const std::string& name : solvers_of(dir)) {
-      const auto* e = backend->conv_solvers().find(name);
+      const auto* e = backend->solvers<ConvSolver>().find(name);
       ASSERT_NE(e, nullptr);
       const Applicability a = e->solver->applicable(ctx, p);
       EXPECT_FALSE(a) << name << ": " << line;
@@ -263,7 +263,7 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
       const ConvProblem p = problem_of(line, dir);
       for (const std::string& name : solvers_of(dir)) {
         if (!outside_limits(name, p).empty()) continue;  // e.g. fixed channels, C > 4
-        const auto* e = backend->conv_solvers().find(name);
+        const auto* e = backend->solvers<ConvSolver>().find(name);
         ASSERT_NE(e, nullptr);
         const Applicability a = e->solver->applicable(ctx, p);
         EXPECT_TRUE(a) << name << ": " << line << " " << direction_name(dir) << ": " << a.reason;
@@ -277,7 +277,7 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
       "convfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout NHWC "
       "--out_layout NHWC",
       ConvDirection::Forward);
-  const auto* e = backend->conv_solvers().find("ImplicitGemmTensorCoreFwd");
+  const auto* e = backend->solvers<ConvSolver>().find("ImplicitGemmTensorCoreFwd");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->solver->workspace_size(ctx, p), 0u);
   // So does the fixed-channels kernel on exactly 4 NHWC channels.
@@ -285,7 +285,7 @@ TEST(ImplicitGemmTcPadding, OddChannelsAccepted) {
       "convfp16 -n 2 -c 4 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout NHWC "
       "--out_layout NHWC",
       ConvDirection::Forward);
-  const auto* fixed = backend->conv_solvers().find("ImplicitGemmTensorCoreFwdFixedChannels");
+  const auto* fixed = backend->solvers<ConvSolver>().find("ImplicitGemmTensorCoreFwdFixedChannels");
   ASSERT_NE(fixed, nullptr);
   ASSERT_TRUE(fixed->solver->applicable(ctx, p4));
   EXPECT_EQ(fixed->solver->workspace_size(ctx, p4), 0u);
@@ -305,7 +305,7 @@ TEST(ImplicitGemmTcSplitK, WorkspaceIsThePartials) {
       "convfp16 -n 8 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 --in_layout NHWC --fil_layout "
       "NHWC --out_layout NHWC",
       ConvDirection::BackwardWeights);
-  const auto* e = backend->conv_solvers().find("ImplicitGemmTensorCoreWrw");
+  const auto* e = backend->solvers<ConvSolver>().find("ImplicitGemmTensorCoreWrw");
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->solver->applicable(ctx, p));
   // GEMM 64 x 576 (1 x 5 tiles) summing over 8*56*56 = 25088 (k-tile 64): at most 64 slices.

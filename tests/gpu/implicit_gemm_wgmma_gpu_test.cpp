@@ -153,7 +153,7 @@ TEST_P(ImplicitGemmWgmma, MatchesReferenceWhereMeant) {
   const ExecutionContext ctx{cfg, *backend};
   const ConvProblem p(direction_of(c.solver), b.x, b.w, b.conv, b.y);
   SCOPED_TRACE(p.key());
-  const auto* entry = backend->conv_solvers().find(c.solver);
+  const auto* entry = backend->solvers<ConvSolver>().find(c.solver);
   ASSERT_NE(entry, nullptr);
   const ConvSolver& solver = *entry->solver;
   const Applicability a = solver.applicable(ctx, p);
@@ -191,7 +191,7 @@ TEST(ImplicitGemmWgmmaRejects, Fp32WithoutTf32) {
   const ExecutionContext ctx{cfg, *backend};
   for (const std::string& name : solvers()) {
     const ConvProblem p(direction_of(name), b.x, b.w, b.conv, b.y);
-    const Applicability a = backend->conv_solvers().find(name)->solver->applicable(ctx, p);
+    const Applicability a = backend->solvers<ConvSolver>().find(name)->solver->applicable(ctx, p);
     EXPECT_FALSE(a) << name;
     EXPECT_FALSE(a.reason.empty()) << name;
   }
@@ -225,7 +225,7 @@ TEST(ImplicitGemmInvoker, FollowsNewBuffers) {
     ConvSpec spec;
     ASSERT_FALSE(driver::parse_conv_line(line, spec));
     const test::BuiltConv b = test::build_conv(spec);
-    const ConvSolver& s = *backend->conv_solvers().find(name)->solver;
+    const ConvSolver& s = *backend->solvers<ConvSolver>().find(name)->solver;
     const ConvDirection dir = std::string(name).find("Wrw") != std::string::npos
                                   ? ConvDirection::BackwardWeights
                                   : ConvDirection::Forward;

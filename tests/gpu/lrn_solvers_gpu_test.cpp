@@ -23,7 +23,7 @@ std::vector<std::string> every_cuda_lrn_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->lrn_solvers().entries())
+  for (const auto& e : g.backend->solvers<LrnSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -58,7 +58,7 @@ TEST_P(LrnSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* entry = g.backend->lrn_solvers().find(solver);
+  const auto* entry = g.backend->solvers<LrnSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const LrnSolver& s = *entry->solver;
   const test::LrnRunner run = device_runner(s, ctx);
@@ -85,7 +85,7 @@ TEST(LrnSolversGpuExtra, RerunGivesIdenticalBytes) {
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
   std::mt19937 rng(test::fresh_seed());
-  for (const auto& e : g.backend->lrn_solvers().entries()) {
+  for (const auto& e : g.backend->solvers<LrnSolver>().entries()) {
     test::LrnCase c;
     c.desc = {e.solver->name() == std::string_view("LrnCrossChannel") ? miopenLRNCrossChannel
                                                                       : miopenLRNWithinChannel,

@@ -24,7 +24,7 @@ std::vector<std::string> every_cuda_mha_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->mha_solvers().entries())
+  for (const auto& e : g.backend->solvers<MhaSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -57,7 +57,7 @@ TEST_P(MhaSolverAloneGpu, MatchesReferenceOnEveryCaseItTakes) {
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* entry = g.backend->mha_solvers().find(solver);
+  const auto* entry = g.backend->solvers<MhaSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const MhaSolver& s = *entry->solver;
   const test::MhaRunner run = device_runner(s, ctx);
@@ -104,7 +104,7 @@ TEST(MhaSolversGpuExtra, LongSequenceHalf) {
                         miopenHalf,
                         test::MhaLayout::Packed,
                         0.125f};
-  for (const auto& e : g.backend->mha_solvers().entries())
+  for (const auto& e : g.backend->solvers<MhaSolver>().entries())
     for (const MhaDirection dir : {MhaDirection::Forward, MhaDirection::Backward}) {
       const MhaProblem p = test::mha_problem(c, dir);
       if (!e.solver->applicable(ctx, p)) continue;
@@ -121,7 +121,7 @@ TEST(MhaSolversGpuExtra, RerunGivesIdenticalBytes) {
   const ExecutionContext ctx = g.ctx();
   std::mt19937 rng(test::fresh_seed());
   const test::MhaCase c{"rerun", 2, 3, 77, 77, 32, 32, miopenFloat, true, 0.3f, {1, 3, 77, 77}};
-  for (const auto& e : g.backend->mha_solvers().entries())
+  for (const auto& e : g.backend->solvers<MhaSolver>().entries())
     for (const MhaDirection dir : {MhaDirection::Forward, MhaDirection::Backward}) {
       const MhaProblem p = test::mha_problem(c, dir);
       if (!e.solver->applicable(ctx, p)) continue;

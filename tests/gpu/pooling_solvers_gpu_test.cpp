@@ -22,7 +22,7 @@ std::vector<std::string> every_cuda_pooling_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->pooling_solvers().entries())
+  for (const auto& e : g.backend->solvers<PoolingSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -60,7 +60,7 @@ TEST_P(PoolingSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* entry = g.backend->pooling_solvers().find(GetParam());
+  const auto* entry = g.backend->solvers<PoolingSolver>().find(GetParam());
   ASSERT_NE(entry, nullptr);
   const PoolingSolver& s = *entry->solver;
   const auto takes = [&](const PoolingProblem& p) { return bool(s.applicable(ctx, p)); };
@@ -93,7 +93,7 @@ TEST(PoolingSolversGpuExtra, RerunGivesIdenticalBytes) {
   const PoolDescriptors d{&x, &y, &x, &y};
   const PoolingProblem fwd(PoolDirection::Forward, desc, d, true);
   const PoolingProblem bwd(PoolDirection::Backward, desc, d, false);
-  for (const auto& e : g.backend->pooling_solvers().entries()) {
+  for (const auto& e : g.backend->solvers<PoolingSolver>().entries()) {
     test::PoolHost first, second;
     first.x = test::host_tensor(x);
     first.x.fill_uniform(rng, -1.0, 1.0, 1.0);

@@ -36,7 +36,7 @@ std::vector<Param> params() {
   GpuBackend g;
   const auto all = test::reduce_cases();
   std::vector<Param> out;
-  for (const auto& e : g.backend->reduce_solvers().entries())
+  for (const auto& e : g.backend->solvers<ReduceSolver>().entries())
     for (size_t i = 0; i < all.size(); ++i)
       if (e.solver->applicable(g.ctx(), test::make_reduce_problem(all[i])))
         out.push_back({std::string(e.solver->name()), i, all[i].name});
@@ -54,7 +54,7 @@ TEST_P(ReduceSolverGpu, MatchesReferenceAndRepeats) {
   SCOPED_TRACE(test::seed_trace(seed));
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* e = g.backend->reduce_solvers().find(prm.solver);
+  const auto* e = g.backend->solvers<ReduceSolver>().find(prm.solver);
   ASSERT_NE(e, nullptr);
   std::vector<uint8_t> first;
   std::vector<int> first_idx;

@@ -23,7 +23,7 @@ std::vector<std::string> every_cuda_softmax_solver() {
   if (!test::gpu_present()) return {"NoCudaDevice"};
   GpuBackend g;
   std::vector<std::string> names;
-  for (const auto& e : g.backend->softmax_solvers().entries())
+  for (const auto& e : g.backend->solvers<SoftmaxSolver>().entries())
     names.emplace_back(e.solver->name());
   return names;
 }
@@ -56,7 +56,7 @@ TEST_P(SoftmaxSolverAloneGpu, MatchesReferenceOnEveryProblemItTakes) {
   std::mt19937 rng(seed);
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
-  const auto* entry = g.backend->softmax_solvers().find(solver);
+  const auto* entry = g.backend->solvers<SoftmaxSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const SoftmaxSolver& s = *entry->solver;
   const test::SoftmaxRunner run = device_runner(s, ctx);
@@ -86,7 +86,7 @@ TEST(SoftmaxSolversGpuExtra, ThreadPerPixelKernelAndDeterminism) {
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
   std::mt19937 rng(test::fresh_seed());
-  for (const auto& e : g.backend->softmax_solvers().entries())
+  for (const auto& e : g.backend->solvers<SoftmaxSolver>().entries())
     for (int a = 0; a <= 2; ++a) {
       test::SoftmaxCase c;
       c.desc = {static_cast<miopenSoftmaxAlgorithm_t>(a), MIOPEN_SOFTMAX_MODE_CHANNEL};

@@ -49,7 +49,7 @@ std::vector<Param> params() {
   GpuBackend g;
   const auto all = cases();
   std::vector<Param> out;
-  for (const auto& e : g.backend->tensor_op_solvers().entries())
+  for (const auto& e : g.backend->solvers<TensorOpSolver>().entries())
     for (size_t i = 0; i < all.size(); ++i)
       if (e.solver->applicable(g.ctx(), test::make_problem(all[i])))
         out.push_back({std::string(e.solver->name()), i, all[i].name});
@@ -69,7 +69,7 @@ TEST_P(TensorOpSolverGpu, MatchesReferenceAndRepeats) {
   GpuBackend g;
   const ExecutionContext ctx = g.ctx();
   const TensorOpProblem p = test::make_problem(k);
-  const auto* e = g.backend->tensor_op_solvers().find(prm.solver);
+  const auto* e = g.backend->solvers<TensorOpSolver>().find(prm.solver);
   ASSERT_NE(e, nullptr);
   test::TensorOpData d = test::draw(k, rng);
   const auto want = test::expected(k, d);

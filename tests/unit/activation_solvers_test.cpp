@@ -19,7 +19,7 @@ std::vector<std::string> every_cpu_activation_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->activation_solvers().entries())
+  for (const auto& e : backend->solvers<ActivationSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -36,7 +36,7 @@ TEST_P(ActivationSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.num_threads = 2;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->activation_solvers().find(solver);
+  const auto* entry = backend->solvers<ActivationSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const ActivationSolver& s = *entry->solver;
   const test::ActivRunner run = [&](const ActivationProblem& p, test::ActivHostBuffers& b,

@@ -165,7 +165,7 @@ std::set<std::string> check_all_solvers(const TensorDescriptor& x_desc, miopenDa
   }
 
   std::set<std::string> ran;
-  for (const auto& e : backend.bn_solvers().entries()) {
+  for (const auto& e : backend.solvers<BnSolver>().entries()) {
     if (!only.empty() && e.solver->name() != only) continue;
     const Applicability a = e.solver->applicable(ctx, p);
     if (!a) {
@@ -258,7 +258,7 @@ std::vector<SolverIsa> every_cpu_bn_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<SolverIsa> out;
-  for (const auto& e : backend->bn_solvers().entries())
+  for (const auto& e : backend->solvers<BnSolver>().entries())
     for (const CpuIsa isa : {CpuIsa::Avx512, CpuIsa::Avx2, CpuIsa::Generic})
       out.push_back({std::string(e.solver->name()), isa});
   return out;

@@ -55,7 +55,7 @@ std::vector<SolverIsa> every_epilogue_solver() {
   const ExecutionContext ctx{cfg, *backend};
   const auto problems = forward_problems();
   std::vector<SolverIsa> out;
-  for (const auto& e : backend->conv_solvers().entries()) {
+  for (const auto& e : backend->solvers<ConvSolver>().entries()) {
     bool takes = false;
     for (const auto& [spec, p] : problems)
       takes = takes || (e.solver->applicable(ctx, p) &&
@@ -89,7 +89,7 @@ TEST_P(ConvEpilogueAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.cpu_isa = c.isa;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const ConvSolver& solver = *backend->conv_solvers().find(c.solver)->solver;
+  const ConvSolver& solver = *backend->solvers<ConvSolver>().find(c.solver)->solver;
   const auto modes = test::every_activation();
   int ran = 0;
   size_t turn = 0;
@@ -184,7 +184,7 @@ TEST(ConvEpilogue, BiasShiftIsBitIdenticalToTheSeparateBiasCall) {
     const TensorDescriptor bias_desc(miopenFloat, p.y().num_dims() == 5
                                                       ? std::vector<size_t>{1, k, 1, 1, 1}
                                                       : std::vector<size_t>{1, k, 1, 1});
-    for (const auto& e : backend->conv_solvers().entries()) {
+    for (const auto& e : backend->solvers<ConvSolver>().entries()) {
       const ConvSolver& s = *e.solver;
       if (!s.applicable(ctx, p) || !s.epilogue_support(ctx, p, {false, true, false})) continue;
       SCOPED_TRACE(std::string(s.name()) + " " + p.key());
@@ -194,7 +194,8 @@ TEST(ConvEpilogue, BiasShiftIsBitIdenticalToTheSeparateBiasCall) {
       plain.poison();
       fused.poison();
       inv(ConvBuffers{x.data(), w.data(), plain.data(), ws.data(), ws.size()});
-      backend->conv_kernels().bias_forward(bias_desc, bias.data(), p.y(), plain.data(), 1.0f, 0.0f);
+      backend->kernels<const ConvKernels>().bias_forward(bias_desc, bias.data(), p.y(),
+                                                         plain.data(), 1.0f, 0.0f);
       ConvEpilogue ep;
       ep.shift = bias.data();
       ConvBuffers b{x.data(), w.data(), fused.data(), ws.data(), ws.size()};

@@ -61,7 +61,7 @@ std::vector<std::string> first_solver_per_algorithm(const ConvProblem& p) {
   const ExecutionContext ctx{cfg, *backend};
   std::vector<std::string> names;
   std::set<int> seen;
-  for (const auto& e : backend->conv_solvers().entries()) {
+  for (const auto& e : backend->solvers<ConvSolver>().entries()) {
     if (e.solver->fallback_only() || !e.solver->applicable(ctx, p)) continue;
     if (seen.insert(e.solver->algorithm()).second) names.emplace_back(e.solver->name());
   }
@@ -170,7 +170,7 @@ TEST(ConvSolverSelection, EnvironmentSwitchesAndAttributes) {
     std::vector<std::string> names, expected;
     for (const auto* e : applicable_conv_solvers(h, s.problem()))
       names.emplace_back(e->solver->name());
-    for (const auto& e : h.backend().conv_solvers().entries())
+    for (const auto& e : h.backend().solvers<ConvSolver>().entries())
       if (e.solver->applicable(h.context(), s.problem())) expected.emplace_back(e.solver->name());
     EXPECT_EQ(names, expected);
     EXPECT_EQ(names.back(), "ConvDirectNaiveConvFwd");
@@ -222,7 +222,7 @@ TEST(ConvSolverSelection, EveryCpuSolverDeclaresDeterminism) {
   // The deterministic attribute filters on this; all CPU solvers sum in a fixed order.
   Config cfg;
   auto backend = make_cpu_backend(cfg);
-  for (const auto& e : backend->conv_solvers().entries())
+  for (const auto& e : backend->solvers<ConvSolver>().entries())
     EXPECT_TRUE(e.solver->deterministic()) << e.solver->name();
 }
 

@@ -37,7 +37,7 @@ std::vector<SolverIsa> every_cpu_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<SolverIsa> out;
-  for (const auto& e : backend->conv_solvers().entries())
+  for (const auto& e : backend->solvers<ConvSolver>().entries())
     for (const CpuIsa isa : {CpuIsa::Avx512, CpuIsa::Avx2, CpuIsa::Generic})
       out.push_back({std::string(e.solver->name()), isa});
   return out;
@@ -60,7 +60,7 @@ TEST_P(ConvSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.cpu_isa = c.isa;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->conv_solvers().find(c.solver);
+  const auto* entry = backend->solvers<ConvSolver>().find(c.solver);
   ASSERT_NE(entry, nullptr);
   const ConvSolver& solver = *entry->solver;
   int ran = 0, promised = 0;
@@ -129,10 +129,10 @@ TEST(ConvSolvers, NaiveForwardHandlesPaddedStrides) {
   Config cfg;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* gemm = backend->conv_solvers().find("GemmFwdRest");
+  const auto* gemm = backend->solvers<ConvSolver>().find("GemmFwdRest");
   ASSERT_NE(gemm, nullptr);
   EXPECT_FALSE(gemm->solver->applicable(ctx, p));
-  const auto* naive = backend->conv_solvers().find("ConvDirectNaiveConvFwd");
+  const auto* naive = backend->solvers<ConvSolver>().find("ConvDirectNaiveConvFwd");
   ASSERT_NE(naive, nullptr);
   ASSERT_TRUE(naive->solver->applicable(ctx, p));
   hy.poison();

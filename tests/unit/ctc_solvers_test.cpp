@@ -20,7 +20,7 @@ std::vector<std::string> every_cpu_ctc_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->ctc_loss_solvers().entries())
+  for (const auto& e : backend->solvers<CtcLossSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -37,7 +37,7 @@ TEST_P(CtcLossSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.num_threads = 2;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->ctc_loss_solvers().find(solver);
+  const auto* entry = backend->solvers<CtcLossSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const CtcLossSolver& s = *entry->solver;
   const test::CtcRunner run = [&](const CtcLossProblem& p, test::CtcHostBuffers& b) {

@@ -198,7 +198,7 @@ TEST(Find2Blob, EveryOperatorKindRoundTrips) {
 TEST(Find2SolverIds, ConvolutionIdsAreUntaggedAndOthersTagged) {
   Config cfg;
   auto backend = make_cpu_backend(cfg);
-  for (const auto& e : backend->conv_solvers().entries())
+  for (const auto& e : backend->solvers<ConvSolver>().entries())
     EXPECT_EQ(conv_solver_algorithm(e.id), e.solver->algorithm()) << e.solver->name();
   EXPECT_THROW(conv_solver_algorithm(solver_id_of(SolverFamily::Softmax, 1)), Error);
   EXPECT_EQ(solver_family(solver_id_of(SolverFamily::Fusion, 3)), SolverFamily::Fusion);

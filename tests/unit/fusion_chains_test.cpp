@@ -211,7 +211,7 @@ std::vector<std::string> every_fusion_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->fusion_solvers().entries())
+  for (const auto& e : backend->solvers<FusionSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -243,7 +243,7 @@ TEST_P(FusionSolverAlone, MatchesReferenceOnEveryChainItTakes) {
   std::mt19937 rng(seed);
   Handle handle(test_config(), nullptr);
   const ExecutionContext ctx = handle.context();
-  const FusionSolver& solver = *handle.backend().fusion_solvers().find(name)->solver;
+  const FusionSolver& solver = *handle.backend().solvers<FusionSolver>().find(name)->solver;
   const auto modes = test::every_activation();
   size_t turn = 0;
   int ran = 0;
@@ -399,7 +399,7 @@ TEST(FusionPlanChoice, FusedSolversWhereTheyApplyTheSequenceElsewhere) {
     for (int i = 0; i < plan.size(); ++i)
       ops.push_back(plan.op(i));
     const FusionProblem p(ops, e.algo);
-    const auto* entry = handle.backend().fusion_solvers().find(e.solver);
+    const auto* entry = handle.backend().solvers<FusionSolver>().find(e.solver);
     ASSERT_NE(entry, nullptr);
     const size_t need = entry->solver->compile(handle, p).workspace_size;
     EXPECT_EQ(plan.workspace_size(handle), need);

@@ -75,7 +75,7 @@ std::vector<SolverIsa> every_bn_activation_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<SolverIsa> out;
-  for (const auto& e : backend->bn_solvers().entries())
+  for (const auto& e : backend->solvers<BnSolver>().entries())
     for (const CpuIsa isa : {CpuIsa::Avx512, CpuIsa::Avx2, CpuIsa::Generic})
       out.push_back({std::string(e.solver->name()), isa});
   return out;
@@ -95,7 +95,7 @@ TEST_P(BnActivationAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.cpu_isa = c.isa;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const BnSolver& solver = *backend->bn_solvers().find(c.solver)->solver;
+  const BnSolver& solver = *backend->solvers<BnSolver>().find(c.solver)->solver;
   int ran = 0;
   size_t turn = 0;
   const auto modes = test::every_activation();

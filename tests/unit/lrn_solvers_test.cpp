@@ -18,7 +18,7 @@ std::vector<std::string> every_cpu_lrn_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->lrn_solvers().entries())
+  for (const auto& e : backend->solvers<LrnSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -35,7 +35,7 @@ TEST_P(LrnSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.num_threads = 2;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->lrn_solvers().find(solver);
+  const auto* entry = backend->solvers<LrnSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const LrnSolver& s = *entry->solver;
   const test::LrnRunner run = [&](const LrnProblem& p, test::LrnHostBuffers& b) {

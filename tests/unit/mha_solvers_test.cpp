@@ -29,7 +29,7 @@ std::vector<std::string> every_cpu_mha_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->mha_solvers().entries())
+  for (const auto& e : backend->solvers<MhaSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -60,7 +60,7 @@ TEST_P(MhaSolverAlone, MatchesReferenceOnEveryCaseItTakes) {
     cfg.cpu_isa = isa;
     auto backend = make_cpu_backend(cfg);
     const ExecutionContext ctx{cfg, *backend};
-    const auto* entry = backend->mha_solvers().find(solver);
+    const auto* entry = backend->solvers<MhaSolver>().find(solver);
     ASSERT_NE(entry, nullptr);
     const MhaSolver& s = *entry->solver;
     const test::MhaRunner run = host_runner(s, ctx);
@@ -98,7 +98,7 @@ TEST(MhaSolvers, ThreadCountsGiveTheSameAnswers) {
     auto backend = make_cpu_backend(cfg);
     const ExecutionContext ctx{cfg, *backend};
     for (const char* name : {"MhaForward", "MhaBackward"}) {
-      const MhaSolver& s = *backend->mha_solvers().find(name)->solver;
+      const MhaSolver& s = *backend->solvers<MhaSolver>().find(name)->solver;
       test::MhaCase c{"threads", 1, 2, 67, 67, 8, 8, miopenFloat, true, 0.2f, {1, 2, 67, 67}};
       const MhaDirection dir =
           std::string(name) == "MhaForward" ? MhaDirection::Forward : MhaDirection::Backward;

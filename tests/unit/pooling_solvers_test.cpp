@@ -18,7 +18,7 @@ std::vector<std::string> every_cpu_pooling_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->pooling_solvers().entries())
+  for (const auto& e : backend->solvers<PoolingSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -34,7 +34,7 @@ TEST_P(PoolingSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.num_threads = 2;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->pooling_solvers().find(GetParam());
+  const auto* entry = backend->solvers<PoolingSolver>().find(GetParam());
   ASSERT_NE(entry, nullptr);
   const PoolingSolver& s = *entry->solver;
   const auto takes = [&](const PoolingProblem& p) { return bool(s.applicable(ctx, p)); };

@@ -44,7 +44,7 @@ std::vector<Param> params() {
   std::vector<Param> out;
   const auto all = test::reduce_cases();
   const ExecutionContext ctx{cpu_config(), cpu_backend()};
-  for (const auto& e : cpu_backend().reduce_solvers().entries())
+  for (const auto& e : cpu_backend().solvers<ReduceSolver>().entries())
     for (size_t i = 0; i < all.size(); ++i)
       if (e.solver->applicable(ctx, test::make_reduce_problem(all[i])))
         out.push_back({std::string(e.solver->name()), i, all[i].name});
@@ -59,7 +59,7 @@ TEST_P(ReduceSolverTest, MatchesReference) {
   SCOPED_TRACE(k.line);
   const unsigned seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_trace(seed));
-  const auto* e = cpu_backend().reduce_solvers().find(prm.solver);
+  const auto* e = cpu_backend().solvers<ReduceSolver>().find(prm.solver);
   ASSERT_NE(e, nullptr);
   const ExecutionContext ctx{cpu_config(), cpu_backend()};
   test::check_reduce_case(
@@ -85,7 +85,7 @@ TEST(ReduceList, EveryCaseHasASolverAndSpecialisedOnesAreUsed) {
   for (const auto& k : test::reduce_cases()) {
     const ReduceProblem p = test::make_reduce_problem(k);
     bool any = false;
-    for (const auto& e : cpu_backend().reduce_solvers().entries()) {
+    for (const auto& e : cpu_backend().solvers<ReduceSolver>().entries()) {
       if (!e.solver->applicable(ctx, p)) continue;
       any = true;
       rows += e.solver->name() == "ReduceRows";

@@ -18,7 +18,7 @@ std::vector<std::string> every_cpu_softmax_solver() {
   Config cfg;
   const auto backend = make_cpu_backend(cfg);
   std::vector<std::string> out;
-  for (const auto& e : backend->softmax_solvers().entries())
+  for (const auto& e : backend->solvers<SoftmaxSolver>().entries())
     out.emplace_back(e.solver->name());
   return out;
 }
@@ -35,7 +35,7 @@ TEST_P(SoftmaxSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
   cfg.num_threads = 2;
   auto backend = make_cpu_backend(cfg);
   const ExecutionContext ctx{cfg, *backend};
-  const auto* entry = backend->softmax_solvers().find(solver);
+  const auto* entry = backend->solvers<SoftmaxSolver>().find(solver);
   ASSERT_NE(entry, nullptr);
   const SoftmaxSolver& s = *entry->solver;
   const test::SoftmaxRunner run = [&](const SoftmaxProblem& p, test::SoftmaxHostBuffers& b) {

@@ -64,7 +64,7 @@ std::vector<Param> params() {
   std::vector<Param> out;
   const auto all = cases();
   const ExecutionContext ctx{cpu_config(), cpu_backend()};
-  for (const auto& e : cpu_backend().tensor_op_solvers().entries())
+  for (const auto& e : cpu_backend().solvers<TensorOpSolver>().entries())
     for (size_t i = 0; i < all.size(); ++i)
       if (e.solver->applicable(ctx, test::make_problem(all[i])))
         out.push_back({std::string(e.solver->name()), i, all[i].name});
@@ -75,7 +75,7 @@ std::vector<Param> params() {
 const TensorOpSolverEntry& first_applicable(const TensorOpProblem& p) {
   const ExecutionContext ctx{cpu_config(), cpu_backend()};
   const TensorOpSolverEntry* fallback = nullptr;
-  for (const auto& e : cpu_backend().tensor_op_solvers().entries()) {
+  for (const auto& e : cpu_backend().solvers<TensorOpSolver>().entries()) {
     if (!e.solver->applicable(ctx, p)) continue;
     if (!e.solver->fallback_only()) return e;
     if (fallback == nullptr) fallback = &e;
@@ -95,7 +95,7 @@ TEST_P(TensorOpSolverTest, MatchesReference) {
   std::mt19937 rng(seed);
   const TensorOpProblem p = test::make_problem(k);
   const ExecutionContext ctx{cpu_config(), cpu_backend()};
-  const auto* e = cpu_backend().tensor_op_solvers().find(prm.solver);
+  const auto* e = cpu_backend().solvers<TensorOpSolver>().find(prm.solver);
   ASSERT_NE(e, nullptr);
   test::TensorOpData d = test::draw(k, rng);
   const auto want = test::expected(k, d);

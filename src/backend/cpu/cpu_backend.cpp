@@ -6,11 +6,11 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/common/primitive_registries.hpp"
 #include "backend/cpu/conv_registry.hpp"
 #include "backend/cpu/dropout.hpp"
 #include "backend/cpu/rnn/rnn_kernels.hpp"
 #include "backend/cpu/tensor_ops.hpp"
-#include "backend/primitive_registries.hpp"
 #include "conv/conv_kernels.hpp"
 #include "conv/conv_solver.hpp"
 #include "core/float_types.hpp"
@@ -36,10 +36,10 @@ class CpuBackend final : public Backend {
         rnn_kernels_(config.cpu_isa, config.num_threads),
         dropout_kernels_(config.num_threads) {
     registries_.wire(primitives_);
-    primitives_.conv = &conv_solvers_;
-    primitives_.conv_kernels = conv_kernels_.get();
-    primitives_.rnn = &rnn_kernels_;
-    primitives_.dropout = &dropout_kernels_;
+    primitives_.add<const ConvSolverRegistry>(&conv_solvers_);
+    primitives_.add<const ConvKernels>(conv_kernels_.get());
+    primitives_.add<RnnKernels>(&rnn_kernels_);
+    primitives_.add<DropoutKernels>(&dropout_kernels_);
   }
 
   BackendKind kind() const override { return BackendKind::Cpu; }

@@ -56,10 +56,10 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
       conv_kernels_(make_conv_kernels(*this)) {
   (void)config;
   registries_.wire(primitives_);
-  primitives_.conv = &conv_solvers_;
-  primitives_.conv_kernels = conv_kernels_.get();
-  primitives_.rnn = &rnn_kernels_;
-  primitives_.dropout = &dropout_kernels_;
+  primitives_.add<const ConvSolverRegistry>(&conv_solvers_);
+  primitives_.add<const ConvKernels>(conv_kernels_.get());
+  primitives_.add<RnnKernels>(&rnn_kernels_);
+  primitives_.add<DropoutKernels>(&dropout_kernels_);
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   ANYDNN_CHECK(err == cudaSuccess && count > 0, miopenStatusNotInitialized,

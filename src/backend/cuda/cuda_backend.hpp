@@ -9,10 +9,10 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "backend/common/primitive_registries.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
 #include "backend/cuda/dropout.hpp"
 #include "backend/cuda/rnn/rnn_kernels.hpp"
-#include "backend/primitive_registries.hpp"
 #include "conv/conv_kernels.hpp"
 #include "conv/conv_solver.hpp"
 

@@ -1,5 +1,6 @@
 // Built instead of backend/cuda when the library is configured without CUDA.
 #include "backend/backend.hpp"
+#include "conv/conv_solver.hpp"
 #include "core/errors.hpp"
 
 namespace anydnn {

@@ -1,9 +1,10 @@
 // The solver registries that every backend holds in the same form: one list per family, built for
 // backend K from the family's registry file (bn/bn_registry.hpp, pooling/pooling_registry.hpp,
-// ...), and wired into the backend's Primitives in one place. A backend adds what is its own: the
-// conv registry (its solver lists differ), the conv kernels, the RNN and dropout kernel contracts.
-// Adding a primitive family with the same solvers on every backend = a member and a wire() line
-// here, not an edit of each backend (docs/adding-a-solver.md).
+// ...), and added to the backend's type-indexed Primitives in one place. A backend adds what is
+// its own: the conv registry (its solver lists differ), the conv kernels, the RNN and dropout
+// kernel contracts. Adding a primitive family with the same solvers on every backend = a member
+// and an add() line here, not an edit of each backend or of the backend interface
+// (docs/adding-a-primitive.md). It sits with the backends, above the families it names.
 #pragma once
 
 #include "activation/activation_registry.hpp"
@@ -35,16 +36,16 @@ struct PrimitiveRegistries {
 
   // Points `p` at these registries; the owner must outlive every use of `p`.
   void wire(Primitives& p) const {
-    p.bn = &bn;
-    p.activation = &activation;
-    p.softmax = &softmax;
-    p.lrn = &lrn;
-    p.ctc_loss = &ctc_loss;
-    p.tensor_op = &tensor_op;
-    p.reduce = &reduce;
-    p.pooling = &pooling;
-    p.fusion = &fusion;
-    p.mha = &mha;
+    p.add<const BnSolverRegistry>(&bn);
+    p.add<const ActivationSolverRegistry>(&activation);
+    p.add<const SoftmaxSolverRegistry>(&softmax);
+    p.add<const LrnSolverRegistry>(&lrn);
+    p.add<const CtcLossSolverRegistry>(&ctc_loss);
+    p.add<const TensorOpSolverRegistry>(&tensor_op);
+    p.add<const ReduceSolverRegistry>(&reduce);
+    p.add<const PoolingSolverRegistry>(&pooling);
+    p.add<const FusionSolverRegistry>(&fusion);
+    p.add<const MhaSolverRegistry>(&mha);
   }
 };
 
