@@ -35,6 +35,21 @@ MIOPEN_EXPORT miopenStatus_t anydnnGetConvSolverName(miopenHandle_t handle, uint
 MIOPEN_EXPORT miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const char* name,
                                                    uint64_t* solverId);
 
+/* The user find-db's records for the handle's device (docs/databases.md) as text, one line per
+ * timed solver ("problem<TAB>solver<TAB>solver id<TAB>algorithm<TAB>time ms<TAB>workspace bytes";
+ * treat it as opaque). Two calls, as miopenGetSolutionSize / miopenSaveSolution: with `text` NULL
+ * `*size` receives the bytes needed (the terminating NUL included); then `text` of `*size` bytes
+ * receives them (BadParm when `*size` is too small). What a process hands to others that run the
+ * same layers (the Python package's distributed tuning), instead of reading the database's
+ * files itself. */
+MIOPEN_EXPORT miopenStatus_t anydnnFindDbExport(miopenHandle_t handle, char* text, size_t* size);
+
+/* Adds the records of such text to the handle's user find-db for its device; a problem it already
+ * has a record of keeps its own. `added` (may be NULL) receives the number of records (problems)
+ * stored. A malformed line is BadParm, and then nothing is stored. */
+MIOPEN_EXPORT miopenStatus_t anydnnFindDbImport(miopenHandle_t handle, const char* text,
+                                               size_t* added);
+
 /* Why the last failing call of this thread failed: "<function>: <reason>", the reason its log
  * line gives without the "MIOpen Error: <file>:<line>:" prefix, copied into `message` (at most
  * max_size bytes with the terminating NUL; "" when no call of this thread has failed). Modelled

@@ -5,20 +5,18 @@
 
 Each rank runs MIOpen's Find (all three directions) on its share of the problems, which puts the
 results in its user find-db (docs/databases.md); then the ranks exchange the records of their user
-find-dbs and each writes the others' into its own, so every rank starts tuned: immediate mode and
-the default Find use the records from then on. Ranks that share the find-db directory (one
-machine, or a shared file system) exchange nothing new; ranks on separate machines get the records
-they did not measure. Records are per device kind (the file name and a column say which), so a
-record is only ever used by the kind of device that measured it.
+find-dbs (as the library exports them: anydnnFindDbExport, an opaque text) and each imports the
+others' into its own, so every rank starts tuned: immediate mode and the default Find use the
+records from then on. Ranks that share the find-db directory (one machine, or a shared file
+system) exchange nothing new; ranks on separate machines get the records they did not measure.
+Records are per device kind, so a record is only ever used by the kind of device that measured
+it; the package never reads or writes the database files itself.
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from . import ops
 
@@ -51,61 +49,25 @@ class ConvProblem:
                     transposed=self.transposed, output_padding=full(self.output_padding))
 
 
-def user_db_dir() -> Path:
-    """Where the library keeps user find-dbs (docs/databases.md: MIOPEN_USER_DB_PATH, else
-    $XDG_CONFIG_HOME/miopen, else ~/.config/miopen)."""
-    if os.environ.get("MIOPEN_USER_DB_PATH"):
-        return Path(os.environ["MIOPEN_USER_DB_PATH"])
-    if os.environ.get("XDG_CONFIG_HOME"):
-        return Path(os.environ["XDG_CONFIG_HOME"]) / "miopen"
-    return Path.home() / ".config" / "miopen"
+def _handle_of(device) -> "ops._ext.Handle":
+    import torch
+
+    device = torch.device(device) if device is not None else torch.device("cpu")
+    return ops.default_handle(("cuda", device.index if device.index is not None
+                               else torch.cuda.current_device())
+                              if device.type == "cuda" else ("cpu", 0))
 
 
-def read_records(directory: Optional[Path] = None) -> Dict[str, List[tuple]]:
-    """Every user find-db record under `directory`, by file name."""
-    out: Dict[str, List[tuple]] = {}
-    for f in sorted((directory or user_db_dir()).glob("*.ufdb.sqlite")):
-        con = sqlite3.connect(f"file:{f}?mode=ro", uri=True, timeout=60)
-        try:
-            out[f.name] = con.execute(
-                "SELECT problem, device, solver, solver_id, algorithm, time_ms, workspace "
-                "FROM find_records").fetchall()
-        except sqlite3.DatabaseError:
-            continue  # not a find-db the library wrote; the library ignores it too
-        finally:
-            con.close()
-    return out
+def export_records(device=None) -> str:
+    """The user find-db's records for `device`'s kind (a torch.device, default the CPU), as the
+    library's opaque text: one line per timed solver, the problem's key first."""
+    return ops._ext.find_db_export(_handle_of(device))
 
 
-def write_records(records: Dict[str, List[tuple]], directory: Optional[Path] = None) -> int:
-    """Adds records to the user find-dbs under `directory` (created as the library creates them),
-    one transaction per problem as the library writes them; returns how many rows were new."""
-    d = directory or user_db_dir()
-    d.mkdir(parents=True, exist_ok=True)
-    added = 0
-    for name, rows in records.items():
-        con = sqlite3.connect(str(d / name), timeout=60)
-        try:
-            con.execute("CREATE TABLE IF NOT EXISTS find_records (problem TEXT, device TEXT, "
-                        "solver TEXT, solver_id INTEGER, algorithm INTEGER, time_ms REAL, "
-                        "workspace INTEGER, PRIMARY KEY (problem, device, solver))")
-            if con.execute("PRAGMA user_version").fetchone()[0] == 0:
-                con.execute("PRAGMA user_version = 1")
-            by_problem: Dict[Tuple[str, str], List[tuple]] = {}
-            for r in rows:
-                by_problem.setdefault((r[0], r[1]), []).append(r)
-            for (problem, device), group in by_problem.items():
-                with con:  # a record is all of a problem's rows: replaced whole, never mixed
-                    have = con.execute("SELECT COUNT(*) FROM find_records WHERE problem = ? AND "
-                                       "device = ?", (problem, device)).fetchone()[0]
-                    if have:
-                        continue  # this rank measured it (or got it already): keep its own
-                    con.executemany("INSERT INTO find_records VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    group)
-                    added += len(group)
-        finally:
-            con.close()
-    return added
+def import_records(text: str, device=None) -> int:
+    """Adds records exported elsewhere to the user find-db for `device`'s kind; a problem already
+    recorded keeps its own. Returns how many records (problems) were added."""
+    return ops._ext.find_db_import(_handle_of(device), text)
 
 
 def _run_find(p: ConvProblem, device) -> None:
@@ -154,14 +116,11 @@ def tune(problems: Iterable[ConvProblem], *, group=None, device=None,
         _run_find(p, device)
     received = 0
     if ranked:
-        gathered: List[Optional[Dict[str, List[tuple]]]] = [None] * world
-        dist.all_gather_object(gathered, read_records(), group=group)
-        merged: Dict[str, List[tuple]] = {}
-        for i, recs in enumerate(gathered):
-            if i != rank and recs:
-                for name, rows in recs.items():
-                    merged.setdefault(name, []).extend(rows)
-        received = write_records(merged)
+        gathered: List[Optional[str]] = [None] * world
+        dist.all_gather_object(gathered, export_records(device), group=group)
+        for i, text in enumerate(gathered):
+            if i != rank and text:
+                received += import_records(text, device)
         dist.barrier(group=group)
     ops.clear_caches()  # solutions ranked before tuning are stale
     return {"measured": len(mine), "received": received}

@@ -129,6 +129,21 @@ NB_MODULE(_ext, m) {
            nb::arg("stream") = 0)
       .def_prop_ro("backend", &Handle::backend)
       .def_prop_rw("stream", &Handle::stream, &Handle::set_stream);
+  // The user find-db's records for the handle's device, as the library's opaque text
+  // (anydnnFindDbExport / anydnnFindDbImport): the package never reads the database itself.
+  m.def("find_db_export", [](const Handle& h) {
+    size_t size = 0;
+    check(anydnnFindDbExport(h.get(), nullptr, &size));
+    std::string text(size, '\0');
+    check(anydnnFindDbExport(h.get(), text.data(), &size));
+    text.resize(text.find('\0'));
+    return text;
+  });
+  m.def("find_db_import", [](const Handle& h, const std::string& text) {
+    size_t added = 0;
+    check(anydnnFindDbImport(h.get(), text.c_str(), &added));
+    return added;
+  });
   register_conv(m);
   register_batchnorm(m);
   register_rnn(m);

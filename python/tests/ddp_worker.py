@@ -40,7 +40,7 @@ def worker(rank, world, port, tmp, queue, device="cpu"):
 
     import anydnn
     import anydnn.torch as at
-    from anydnn.distributed import read_records
+    from anydnn.distributed import export_records
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=world)
@@ -58,8 +58,8 @@ def worker(rank, world, port, tmp, queue, device="cpu"):
 
         problems = at.problems_of(cnn, x[sl])
         stats = anydnn.tune(problems, device=torch.device(device))
-        records = read_records()
-        keys = sorted({r[0] for rows in records.values() for r in rows})
+        records = export_records(torch.device(device))
+        keys = sorted({line.split("\t")[0] for line in records.splitlines()})
         # The library itself reads the merged records: a problem the other rank measured comes
         # back from immediate mode with a measured time.
         p = problems[(rank + 1) % len(problems)]

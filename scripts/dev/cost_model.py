@@ -19,7 +19,10 @@ CAL = {("GemmBwd1x1_stride1", 2): (0.8, 0.0), ("GemmFwdRest", 2): (0.9, 0.0),
        ("ImplicitGemmTensorCoreBwdS1", 2): (0.8, 0.008),
        ("GemmFwdRest", 1): (1.45, 0.0), ("GemmBwdRest", 1): (1.1, 0.0),
        ("GemmFwdRest", 0): (2.0, 0.0), ("GemmBwdRest", 0): (1.8, 0.0),
-       ("GemmWrwUniversal", 0): (1.6, 0.0), ("ConvDirectFwdCuda", 0): (1.25, 0.0)}
+       ("GemmWrwUniversal", 0): (1.6, 0.0), ("ConvDirectFwdCuda", 0): (1.25, 0.0),
+       ("ImplicitGemmTensorCoreWrw", 2): (1.5, 0.0),
+       ("ImplicitGemmTensorCoreWrwSerial", 2): (1.2, 0.0), ("GemmWrw1x1Nhwc", 2): (1.2, 0.0),
+       ("ImplicitGemmWgmmaWrw128x64", 2): (0.9, 0.0), ("ImplicitGemmWgmmaWrw64x128", 2): (0.9, 0.0)}
 
 
 def column_ms(c, col_bytes):

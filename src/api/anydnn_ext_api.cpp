@@ -8,6 +8,7 @@
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "conv/conv_solver.hpp"
+#include "db/find_db_text.hpp"
 
 using namespace anydnn;
 using namespace anydnn::api;
@@ -59,6 +60,36 @@ extern "C" miopenStatus_t anydnnGetConvSolverId(miopenHandle_t handle, const cha
     const auto* e = deref(handle).backend().solvers<ConvSolver>().find(std::string_view(name));
     ANYDNN_CHECK_BADPARM(e != nullptr, "no convolution solver named " << name);
     deref_out(solverId, "solverId") = e->id;
+  });
+}
+
+extern "C" miopenStatus_t anydnnFindDbExport(miopenHandle_t handle, char* text, size_t* size) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, text, size);
+  return guard(cfg, __func__, [&] {
+    Handle& h = deref(handle);
+    size_t& n = deref_out(size, "size");
+    const std::string records = export_find_records(h.find_db());
+    if (text == nullptr) {
+      n = records.size() + 1;
+      return;
+    }
+    ANYDNN_CHECK_BADPARM(n >= records.size() + 1, "size " << n << " is below the "
+                                                          << records.size() + 1
+                                                          << " bytes the records need");
+    std::memcpy(text, records.c_str(), records.size() + 1);
+  });
+}
+
+extern "C" miopenStatus_t anydnnFindDbImport(miopenHandle_t handle, const char* text,
+                                             size_t* added) {
+  const Config& cfg = config_of(handle);
+  ANYDNN_LOG_API(cfg, handle, text, added);
+  return guard(cfg, __func__, [&] {
+    Handle& h = deref(handle);
+    ANYDNN_CHECK_BADPARM(text != nullptr, "text is a null pointer");
+    const size_t n = import_find_records(h.find_db(), text);
+    if (added != nullptr) *added = n;
   });
 }
 

@@ -210,27 +210,80 @@ void FindDb::store(const std::string& problem, std::vector<ConvFindEntry> entrie
     // One transaction per record: concurrent writers serialise on SQLite's lock (waiting up to
     // the busy timeout), and a reader never sees half a record.
     Transaction t(*user_);
-    user_->prepare("DELETE FROM find_records WHERE problem = ?1 AND device = ?2")
-        .bind(1, problem)
-        .bind(2, device_)
-        .step();
-    auto ins = user_->prepare(
-        "INSERT INTO find_records (problem, device, solver, solver_id, algorithm, time_ms,"
-        " workspace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    for (const auto& e : entries) {
-      ins.bind(1, problem)
-          .bind(2, device_)
-          .bind(3, e.solver_name)
-          .bind(4, static_cast<int64_t>(e.solver_id))
-          .bind(5, static_cast<int64_t>(e.algorithm))
-          .bind(6, static_cast<double>(e.time_ms))
-          .bind(7, static_cast<int64_t>(e.workspace_size));
-      ins.step();
-      ins.reset();
-    }
+    write_user(problem, entries);
     t.commit();
   } catch (const std::exception& e) {
     disable_user(e.what());
+  }
+}
+
+void FindDb::write_user(const std::string& problem, const std::vector<ConvFindEntry>& entries) {
+  user_->prepare("DELETE FROM find_records WHERE problem = ?1 AND device = ?2")
+      .bind(1, problem)
+      .bind(2, device_)
+      .step();
+  auto ins = user_->prepare(
+      "INSERT INTO find_records (problem, device, solver, solver_id, algorithm, time_ms,"
+      " workspace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  for (const auto& e : entries) {
+    ins.bind(1, problem)
+        .bind(2, device_)
+        .bind(3, e.solver_name)
+        .bind(4, static_cast<int64_t>(e.solver_id))
+        .bind(5, static_cast<int64_t>(e.algorithm))
+        .bind(6, static_cast<double>(e.time_ms))
+        .bind(7, static_cast<int64_t>(e.workspace_size));
+    ins.step();
+    ins.reset();
+  }
+}
+
+std::vector<std::pair<std::string, std::vector<ConvFindEntry>>> FindDb::user_records() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_once();
+  std::vector<std::pair<std::string, std::vector<ConvFindEntry>>> out;
+  if (!user_) return out;
+  try {
+    auto st = user_->prepare(
+        "SELECT problem, solver_id, solver, algorithm, time_ms, workspace FROM find_records"
+        " WHERE device = ?1 ORDER BY problem, time_ms, solver");
+    st.bind(1, device_);
+    while (st.step()) {
+      std::string problem = st.column_text(0);
+      if (out.empty() || out.back().first != problem) out.push_back({std::move(problem), {}});
+      out.back().second.push_back({static_cast<uint64_t>(st.column_int(1)), st.column_text(2),
+                                   static_cast<miopenConvAlgorithm_t>(st.column_int(3)),
+                                   static_cast<float>(st.column_double(4)),
+                                   static_cast<size_t>(st.column_int(5))});
+    }
+  } catch (const std::exception& e) {
+    disable_user(e.what());
+    out.clear();
+  }
+  return out;
+}
+
+bool FindDb::store_if_absent(const std::string& problem, std::vector<ConvFindEntry> entries) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_once();
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
+  if (memory_.count(problem) != 0) return false;  // measured by this handle
+  if (!user_) {
+    memory_[problem] = std::move(entries);
+    return true;
+  }
+  try {
+    // The check and the write in one transaction: a record another process writes meanwhile
+    // is never replaced.
+    Transaction t(*user_);
+    if (query(*user_, problem)) return false;
+    write_user(problem, entries);
+    t.commit();
+    return true;
+  } catch (const std::exception& e) {
+    disable_user(e.what());
+    return false;
   }
 }
 

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/config.hpp"
@@ -52,6 +53,13 @@ class FindDb {
   // Replaces the record of `problem` in memory and in the user database.
   void store(const std::string& problem, std::vector<ConvFindEntry> entries);
 
+  // Every record of the user database for this device, by problem (entries fastest first): what
+  // a process hands to others that run the same problems (anydnnFindDbExport).
+  std::vector<std::pair<std::string, std::vector<ConvFindEntry>>> user_records();
+  // Stores a record measured elsewhere unless this device already has one for the problem (its
+  // own measurement wins); true when stored (anydnnFindDbImport).
+  bool store_if_absent(const std::string& problem, std::vector<ConvFindEntry> entries);
+
   // Where the user database lives (empty when it is off) and whether it is open. The files are
   // opened on the first load or store, so a handle that never runs Find touches no file.
   const std::string& user_path() const { return user_path_; }
@@ -69,6 +77,7 @@ class FindDb {
   void open_system(const std::string& dir);
   std::optional<std::vector<ConvFindEntry>> query(SqliteDb& db, const std::string& problem);
   void disable_user(const std::string& why);
+  void write_user(const std::string& problem, const std::vector<ConvFindEntry>& entries);
 
   const Config config_;  // a copy: a FindDb may outlive the Config it was made from
   std::string device_;

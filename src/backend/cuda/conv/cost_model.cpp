@@ -131,6 +131,16 @@ double calibrated_ms(std::string_view solver, miopenDataType_t type, bool tf32, 
       {"GemmBwdRest", 0, 1.8, 0.0},
       {"GemmWrwUniversal", 0, 1.6, 0.0},
       {"ConvDirectFwdCuda", 0, 1.25, 0.0},
+      // 16-bit backward weights once the sm90 wgrad took every filter with its split-K and the
+      // channels-last 1x1 GEMM joined: the fp16 NHWC ResNet-50 sweep of 2026-12-07 (23 layers,
+      // H100; bench/results/solver-sweep-fp16-bwdw-h100-2026-12-07.csv): immediate mode's first
+      // choice more than 1.2x slower than the fastest solver on 6 layers before (the 2.x wgrad
+      // on the 1x1 layers, 1.9-2.3x), 0 after.
+      {"ImplicitGemmTensorCoreWrw", 2, 1.5, 0.0},
+      {"ImplicitGemmTensorCoreWrwSerial", 2, 1.2, 0.0},
+      {"GemmWrw1x1Nhwc", 2, 1.2, 0.0},
+      {"ImplicitGemmWgmmaWrw128x64", 2, 0.9, 0.0},
+      {"ImplicitGemmWgmmaWrw64x128", 2, 0.9, 0.0},
   };
   const int math = type == miopenFloat ? (tf32 ? 1 : 0) : 2;
   for (const Row& row : kRows)
