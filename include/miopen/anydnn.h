@@ -48,7 +48,7 @@ MIOPEN_EXPORT miopenStatus_t anydnnFindDbExport(miopenHandle_t handle, char* tex
  * has a record of keeps its own. `added` (may be NULL) receives the number of records (problems)
  * stored. A malformed line is BadParm, and then nothing is stored. */
 MIOPEN_EXPORT miopenStatus_t anydnnFindDbImport(miopenHandle_t handle, const char* text,
-                                               size_t* added);
+                                                size_t* added);
 
 /* Why the last failing call of this thread failed: "<function>: <reason>", the reason its log
  * line gives without the "MIOpen Error: <file>:<line>:" prefix, copied into `message` (at most
