@@ -52,6 +52,10 @@ inline double column_pass_ms(const DeviceRates& r, double factor, double image_e
 void store_from_float(miopenDataType_t type, const float* src, void* dst, size_t n,
                       cudaStream_t stream);
 
+// dst[i] = sum over s < slices of src[s * n + i] (in slice order), rounded to `type`, i < n.
+void sum_float_slices(const float* src, size_t n, int slices, miopenDataType_t type, void* dst,
+                      cudaStream_t stream);
+
 // Bytes of `elements` values of `type`, rounded up to 256 so that a buffer after it in the
 // workspace stays aligned.
 size_t aligned_bytes(miopenDataType_t type, size_t elements);

@@ -250,7 +250,7 @@ struct Plan {
 // The plan of a configuration (tile_m x tile_n, direction) on a device of `sms`
 // multiprocessors.
 inline Plan make_plan(const ConvProblem& p, ConvDirection dir = ConvDirection::Forward,
-                      int tile_m = 128, int tile_n = 128, int sms = 0) {
+                      int tile_m = 128, int tile_n = 128, const DeviceRates* rates = nullptr) {
   Plan plan;
   const size_t a = tc::alignment_of(p.data_type());
   const size_t n = p.batch(), c = p.in_channels(), k = p.out_channels();
@@ -269,16 +269,18 @@ inline Plan make_plan(const ConvProblem& p, ConvDirection dir = ConvDirection::F
   place(plan.x, plan.x_at);
   place(plan.w, plan.w_at);
   place(plan.y, plan.y_at);
-  if (dir == ConvDirection::BackwardWeights && sms > 0) {
+  if (dir == ConvDirection::BackwardWeights && rates != nullptr) {
     // Output tiles: K rows by tile_m; each tap's channels by tile_n (a tile stays in one tap).
     const long long m_tiles = static_cast<long long>((kp + tile_m - 1) / tile_m);
     const long long tiles =
         m_tiles * static_cast<long long>((cp + tile_n - 1) / tile_n * plan.w.hw);
     const long long tile_k = 128 / static_cast<long long>(elem);
     const long long k_tiles = static_cast<long long>((n * plan.y.hw + tile_k - 1) / tile_k);
-    plan.split = choose_split(tiles, k_tiles, sms);
     plan.m_tiles = m_tiles;
     plan.tile_m = tile_m;
+    plan.split =
+        choose_split(tiles, k_tiles, *rates, 2.0 * tile_m * tile_n * static_cast<double>(tile_k),
+                     static_cast<double>(plan.slice_floats()) * sizeof(float));
     if (plan.split.count > 1) {
       plan.partials_at = plan.total;
       plan.total = tc::align_up(plan.total + static_cast<size_t>(plan.split.count) *
@@ -317,8 +319,7 @@ class WgmmaSolver final : public ConvSolver {
   using KPartial =
       Kernel<kDir, E, kCfg.tile_m, kCfg.tile_n, kCfg.cluster_m, kCfg.spatial_dims, float>;
   static Plan plan_of(const ExecutionContext& ctx, const ConvProblem& p) {
-    return make_plan(p, kDir, kCfg.tile_m, kCfg.tile_n,
-                     backend_of(ctx).properties().multiProcessorCount);
+    return make_plan(p, kDir, kCfg.tile_m, kCfg.tile_n, &backend_of(ctx).rates());
   }
 
   template <class F>
@@ -439,7 +440,7 @@ class WgmmaSolver final : public ConvSolver {
     using Problem = typename Op::ConvKernel::ProblemShape;
     CudaBackend* backend = &be;
     const int sms = be.properties().multiProcessorCount;
-    const Plan plan = make_plan(p, kDir, kCfg.tile_m, kCfg.tile_n, sms);
+    const Plan plan = make_plan(p, kDir, kCfg.tile_m, kCfg.tile_n, &be.rates());
     const auto ps = problem_shape<Problem>(p, plan.x.cp, plan.w.rows_p);
     const size_t elem = sizeof(E);
     int device = 0;
