@@ -44,7 +44,7 @@ extern "C" miopenStatus_t miopenSetActivationDescriptor(
   ANYDNN_LOG_API(cfg, activDesc, mode, activAlpha, activBeta, activGamma);
   return guard(cfg, __func__, [&] {
     auto& d = deref(activDesc);
-    d.mode = valid_activ_mode(mode);
+    d.mode = checked(mode);
     d.alpha = activAlpha;
     d.beta = activBeta;
     d.gamma = activGamma;

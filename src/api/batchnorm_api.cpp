@@ -76,7 +76,7 @@ miopenStatus_t forward_training(const char* fn, miopenHandle_t handle,
     Handle& h = deref(handle);
     const bool running = pair_set(cfg, run_mean, run_var, "running mean / variance");
     const bool save = pair_set(cfg, save_mean, save_invvar, "saved mean / inverse variance");
-    const BnProblem p(BnDirection::ForwardTraining, valid_bn_mode(mode),
+    const BnProblem p(BnDirection::ForwardTraining, checked(mode),
                       descriptors(xDesc, "yDesc", yDesc, nullptr, pd), epsilon, factor, save,
                       running);
     log_bn_command(cfg, p);
@@ -104,7 +104,7 @@ miopenStatus_t forward_inference(const char* fn, miopenHandle_t handle,
     Handle& h = deref(handle);
     // Without both estimates MIOpen normalises with the batch's own statistics.
     const bool estimates = est_mean != nullptr && est_var != nullptr;
-    const BnProblem p(BnDirection::ForwardInference, valid_bn_mode(mode),
+    const BnProblem p(BnDirection::ForwardInference, checked(mode),
                       descriptors(xDesc, "yDesc", yDesc, nullptr, pd), epsilon, 0.0, false,
                       estimates);
     log_bn_command(cfg, p);
@@ -128,7 +128,7 @@ miopenStatus_t backward(const char* fn, miopenHandle_t handle, const miopenBatch
   return guard(cfg, fn, [&] {
     Handle& h = deref(handle);
     const bool saved = pair_set(cfg, saved_mean, saved_invvar, "saved mean / inverse variance");
-    const BnProblem p(BnDirection::Backward, valid_bn_mode(mode),
+    const BnProblem p(BnDirection::Backward, checked(mode),
                       descriptors(xDesc, "dyDesc", dyDesc, dxDesc, pd), epsilon, 0.0, saved, false);
     log_bn_command(cfg, p);
     BnBuffers b;
@@ -165,7 +165,7 @@ extern "C" miopenStatus_t miopenDeriveBNTensorDescriptor(miopenTensorDescriptor_
   ANYDNN_LOG_API(cfg, derivedBnDesc, xDesc, bn_mode);
   return guard(cfg, __func__, [&] {
     TensorDescriptor& out = deref(derivedBnDesc, "derivedBnDesc");
-    out = derive_bn_descriptor(deref_set(xDesc, "xDesc"), valid_bn_mode(bn_mode));
+    out = derive_bn_descriptor(deref_set(xDesc, "xDesc"), checked(bn_mode));
   });
 }
 

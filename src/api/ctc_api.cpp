@@ -30,10 +30,7 @@ CtcLossProblem make_problem(miopenTensorDescriptor_t probsDesc,
   const CtcLossDesc& d = deref(ctcLossDesc);
   const TensorDescriptor& probs = deref_set(probsDesc, "probsDesc");
   const TensorDescriptor& grads = deref_set(gradientsDesc, "gradientsDesc");
-  const long long a = raw_enum(algo);
-  ANYDNN_CHECK_BADPARM(a == MIOPEN_CTC_LOSS_ALGO_DETERMINISTIC, "invalid CTC loss algorithm " << a);
-  return CtcLossProblem(probs, grads, labels, labelLengths, inputLengths,
-                        MIOPEN_CTC_LOSS_ALGO_DETERMINISTIC, d);
+  return CtcLossProblem(probs, grads, labels, labelLengths, inputLengths, checked(algo), d);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/enum_args.hpp"
 #include "dropout/dropout_ops.hpp"
 #include "dropout/dropout_state.hpp"
 
@@ -25,12 +26,10 @@ miopenStatus_t assign(const char* fn, miopenDropoutDescriptor_t desc, miopenHand
   return guard(config_of(handle), fn, [&] {
     Handle& h = deref(handle);
     DropoutDescriptor& d = deref(desc);
-    const long long r = raw_enum(rng);
-    ANYDNN_CHECK_BADPARM(r == MIOPEN_RNG_PSEUDO_XORWOW,
-                         "rng_mode " << r << " is not a miopenRNGType_t");
+    const miopenRNGType_t rng_type = checked(rng);
     DropoutDescriptor n;
-    set_dropout_descriptor(n, dropout, states, bytes, seed, use_mask, state_evo,
-                           MIOPEN_RNG_PSEUDO_XORWOW, initialise, h.backend());
+    set_dropout_descriptor(n, dropout, states, bytes, seed, use_mask, state_evo, rng_type,
+                           initialise, h.backend());
     d = n;
   });
 }

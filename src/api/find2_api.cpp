@@ -16,15 +16,6 @@ using find2::OperatorProblem;
 
 namespace {
 
-miopenProblemDirection_t valid_direction(const miopenProblemDirection_t& d) {
-  const long long v = raw_enum(d);
-  ANYDNN_CHECK_BADPARM(v == miopenProblemDirectionForward || v == miopenProblemDirectionBackward ||
-                           v == miopenProblemDirectionBackwardWeights ||
-                           v == miopenProblemDirectionInference,
-                       "direction " << v << " is not a miopenProblemDirection_t");
-  return static_cast<miopenProblemDirection_t>(v);
-}
-
 // Checks the output pointer, builds the operator's problem (copying its descriptor), and only
 // then hands out the new object: a failing call writes nothing.
 template <class MakeOperator>
@@ -33,7 +24,7 @@ miopenStatus_t make_problem(const char* fn, miopenProblem_t* problem,
   const Config& cfg = process_config();
   return guard(cfg, fn, [&] {
     miopenProblem_t& out = deref_out(problem, "problem");
-    OperatorProblem p(make_op(), valid_direction(direction));
+    OperatorProblem p(make_op(), checked(direction));
     out = new ProblemObject(find2::Problem(std::move(p)));
   });
 }
@@ -81,7 +72,7 @@ extern "C" miopenStatus_t miopenCreateBatchnormProblem(miopenProblem_t* problem,
                                                        miopenProblemDirection_t direction) {
   ANYDNN_LOG_API(process_config(), problem, mode, runningMeanVariance, direction);
   return make_problem(__func__, problem, direction, [&]() -> find2::OperatorDescriptor {
-    return find2::BatchnormOperator{valid_bn_mode(mode), runningMeanVariance};
+    return find2::BatchnormOperator{checked(mode), runningMeanVariance};
   });
 }
 
@@ -186,11 +177,7 @@ extern "C" miopenStatus_t miopenSetFindOptionResultsOrder(miopenFindOptions_t op
   ANYDNN_LOG_API(cfg, options, value);
   return guard(cfg, __func__, [&] {
     find2::FindOptions& o = deref(options);
-    const long long v = raw_enum(value);
-    ANYDNN_CHECK_BADPARM(
-        v == miopenFindResultsOrderByTime || v == miopenFindResultsOrderByWorkspaceSize,
-        "results order " << v << " is not a miopenFindResultsOrder_t");
-    o.results_order = static_cast<miopenFindResultsOrder_t>(v);
+    o.results_order = checked(value);
   });
 }
 

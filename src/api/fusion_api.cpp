@@ -18,16 +18,6 @@ using namespace anydnn::api;
 
 namespace {
 
-miopenConvFwdAlgorithm_t valid_algo(const miopenConvFwdAlgorithm_t& a) {
-  const long long v = raw_enum(a);
-  ANYDNN_CHECK_BADPARM(v == miopenConvolutionFwdAlgoGEMM || v == miopenConvolutionFwdAlgoDirect ||
-                           v == miopenConvolutionFwdAlgoFFT ||
-                           v == miopenConvolutionFwdAlgoWinograd ||
-                           v == miopenConvolutionFwdAlgoImplicitGEMM,
-                       "algo " << v << " is not a miopenConvFwdAlgorithm_t");
-  return static_cast<miopenConvFwdAlgorithm_t>(v);
-}
-
 // Appends `op` to the plan and hands out its handle; the out-pointer is checked first, so a
 // failed call adds nothing.
 void add_op(miopenFusionPlanDescriptor_t plan, miopenFusionOpDescriptor_t* out, const char* name,
@@ -56,11 +46,8 @@ extern "C" miopenStatus_t miopenCreateFusionPlan(miopenFusionPlanDescriptor_t* f
   ANYDNN_LOG_API(cfg, fusePlanDesc, fuseDirection, inputDesc);
   return guard(cfg, __func__, [&] {
     auto& out = deref_out(fusePlanDesc, "fusePlanDesc");
-    const long long dir = raw_enum(fuseDirection);
-    ANYDNN_CHECK_BADPARM(dir == miopenVerticalFusion || dir == miopenHorizontalFusion,
-                         "fuseDirection " << dir << " is not a miopenFusionDirection_t");
-    out = new FusionPlanObject(
-        FusionPlan(static_cast<miopenFusionDirection_t>(dir), deref_set(inputDesc, "inputDesc")));
+    const miopenFusionDirection_t dir = checked(fuseDirection);
+    out = new FusionPlanObject(FusionPlan(dir, deref_set(inputDesc, "inputDesc")));
   });
 }
 
@@ -97,7 +84,7 @@ extern "C" miopenStatus_t miopenFusionPlanGetWorkSpaceSize(
   return guard(cfg, __func__, [&] {
     Handle& h = deref(handle);
     FusionPlan& plan = deref(fusePlanDesc).plan;
-    valid_algo(algo);  // ignored, as in MIOpen: the plan's algorithm (SetAlgo) decides
+    checked(algo);  // ignored, as in MIOpen: the plan's algorithm (SetAlgo) decides
     auto& out = deref_out(workSpaceSize, "workSpaceSize");
     // What the chosen fusion solver needs (the plan keeps its own: execute takes none).
     out = plan.workspace_size(h);
@@ -125,8 +112,7 @@ extern "C" miopenStatus_t miopenFusionPlanConvolutionSetAlgo(
     miopenFusionPlanDescriptor_t fusePlanDesc, miopenConvFwdAlgorithm_t algo) {
   const Config& cfg = process_config();
   ANYDNN_LOG_API(cfg, fusePlanDesc, algo);
-  return guard(cfg, __func__,
-               [&] { deref(fusePlanDesc).plan.set_conv_algorithm(valid_algo(algo)); });
+  return guard(cfg, __func__, [&] { deref(fusePlanDesc).plan.set_conv_algorithm(checked(algo)); });
 }
 
 extern "C" miopenStatus_t miopenCreateOpConvForward(miopenFusionPlanDescriptor_t fusePlanDesc,
@@ -152,7 +138,7 @@ extern "C" miopenStatus_t miopenCreateOpActivationForward(miopenFusionPlanDescri
   return guard(cfg, __func__, [&] {
     FusionOp op;
     op.kind = FusionOpKind::ActivForward;
-    op.activ_mode = valid_activ_mode(mode);
+    op.activ_mode = checked(mode);
     add_op(fusePlanDesc, activFwdOp, "activFwdOp", std::move(op));
   });
 }
@@ -165,7 +151,7 @@ extern "C" miopenStatus_t miopenCreateOpActivationBackward(
   return guard(cfg, __func__, [&] {
     FusionOp op;
     op.kind = FusionOpKind::ActivBackward;
-    op.activ_mode = valid_activ_mode(mode);
+    op.activ_mode = checked(mode);
     add_op(fusePlanDesc, activBwdOp, "activBwdOp", std::move(op));
   });
 }
@@ -191,7 +177,7 @@ extern "C" miopenStatus_t miopenCreateOpBatchNormInference(
   return guard(cfg, __func__, [&] {
     FusionOp op;
     op.kind = FusionOpKind::BnInference;
-    op.bn_mode = valid_bn_mode(bn_mode);
+    op.bn_mode = checked(bn_mode);
     op.param = deref_set(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc");
     add_op(fusePlanDesc, bnOp, "bnOp", std::move(op));
   });
@@ -206,7 +192,7 @@ extern "C" miopenStatus_t miopenCreateOpBatchNormForward(miopenFusionPlanDescrip
   return guard(cfg, __func__, [&] {
     FusionOp op;
     op.kind = FusionOpKind::BnForwardTraining;
-    op.bn_mode = valid_bn_mode(bn_mode);
+    op.bn_mode = checked(bn_mode);
     op.running = runningMeanVariance;
     add_op(fusePlanDesc, bnFwdOp, "bnFwdOp", std::move(op));
   });
@@ -220,7 +206,7 @@ extern "C" miopenStatus_t miopenCreateOpBatchNormBackward(miopenFusionPlanDescri
   return guard(cfg, __func__, [&] {
     FusionOp op;
     op.kind = FusionOpKind::BnBackward;
-    op.bn_mode = valid_bn_mode(bn_mode);
+    op.bn_mode = checked(bn_mode);
     add_op(fusePlanDesc, bnBwdOp, "bnBwdOp", std::move(op));
   });
 }
@@ -410,7 +396,7 @@ extern "C" miopenStatus_t miopenConvolutionBiasActivationForward(
     a.w_desc = &deref_set(wDesc, "wDesc");
     a.w = w;
     a.conv = &deref(convDesc, "convDesc");
-    a.algo = valid_algo(algo);
+    a.algo = checked(algo);
     ANYDNN_CHECK_BADPARM(workspace != nullptr || workspaceSizeInBytes == 0,
                          "workspace is null but workspaceSizeInBytes is " << workspaceSizeInBytes);
     a.workspace = workspace;

@@ -10,6 +10,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/enum_args.hpp"
 #include "lrn/lrn_ops.hpp"
 
 using namespace anydnn;
@@ -19,14 +20,6 @@ namespace {
 
 void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
-}
-
-// By reference: a C caller's value outside the enum must not be loaded as the enum type.
-int checked_mode(const miopenLRNMode_t& m) {
-  const long long v = raw_enum(m);
-  ANYDNN_CHECK_BADPARM(v == miopenLRNWithinChannel || v == miopenLRNCrossChannel,
-                       "invalid LRN mode " << v);
-  return static_cast<int>(v);
 }
 
 }  // namespace
@@ -48,7 +41,7 @@ extern "C" miopenStatus_t miopenSetLRNDescriptor(const miopenLRNDescriptor_t lrn
   return guard(cfg, __func__, [&] {
     auto& d = deref(lrnDesc);
     // lrnN 0 and K 0 are stored as MIOpen does; the compute calls reject them.
-    d.params.mode = checked_mode(mode);
+    d.params.mode = checked(mode);
     d.params.n = lrnN;
     d.params.alpha = lrnAlpha;
     d.params.beta = lrnBeta;

@@ -12,6 +12,7 @@
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "api/conv_call.hpp"  // read_scale
+#include "api/enum_args.hpp"
 #include "pooling/pooling_ops.hpp"
 
 using namespace anydnn;
@@ -23,20 +24,12 @@ void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
 }
 
-// By reference: a C caller's value outside the enum must not be loaded as the enum type.
-miopenPoolingMode_t checked_mode(const miopenPoolingMode_t& mode) {
-  const long long m = raw_enum(mode);
-  ANYDNN_CHECK_BADPARM(m >= miopenPoolingMax && m <= miopenPoolingAverageInclusive,
-                       "invalid pooling mode " << m);
-  return static_cast<miopenPoolingMode_t>(m);
-}
-
 // MIOpen's descriptor constructor: index type back to uint8, index mode mask for 2-D windows
 // and image for 3-D ones. Windows and strides must be positive and pads non-negative (MIOpen
 // only asserts this, in debug builds).
 void set_descriptor(PoolingDesc& d, const miopenPoolingMode_t& mode, int dims, const int* lens,
                     const int* pads, const int* strides) {
-  const miopenPoolingMode_t m = checked_mode(mode);
+  const miopenPoolingMode_t m = checked(mode);
   ANYDNN_CHECK_BADPARM(dims == 2 || dims == 3,
                        "pooling has 2 or 3 spatial dimensions, not " << dims);
   require(lens, "windowDimA");
@@ -77,10 +70,7 @@ extern "C" miopenStatus_t miopenSetPoolingIndexType(miopenPoolingDescriptor_t po
   ANYDNN_LOG_API(cfg, poolDesc, index_type);
   return guard(cfg, __func__, [&] {
     auto& d = deref(poolDesc);
-    const long long t = raw_enum(index_type);
-    ANYDNN_CHECK_BADPARM(t >= miopenIndexUint8 && t <= miopenIndexUint64,
-                         "invalid index type " << t);
-    d.index_type = static_cast<miopenIndexType_t>(t);
+    d.index_type = checked(index_type);
   });
 }
 
@@ -98,11 +88,7 @@ extern "C" miopenStatus_t miopenSetPoolingWorkSpaceIndexMode(
   ANYDNN_LOG_API(cfg, poolDesc, workspace_index);
   return guard(cfg, __func__, [&] {
     auto& d = deref(poolDesc);
-    const long long m = raw_enum(workspace_index);
-    ANYDNN_CHECK_BADPARM(
-        m == miopenPoolingWorkspaceIndexMask || m == miopenPoolingWorkspaceIndexImage,
-        "invalid workspace index mode " << m);
-    d.index_mode = static_cast<miopenPoolingWorkspaceIndexMode_t>(m);
+    d.index_mode = checked(workspace_index);
   });
 }
 

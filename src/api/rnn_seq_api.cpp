@@ -10,6 +10,7 @@
 #include "api/api_guard.hpp"
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
+#include "api/enum_args.hpp"
 #include "api/rnn_call.hpp"
 #include "core/float_types.hpp"
 #include "rnn/rnn_seq_ops.hpp"
@@ -118,9 +119,7 @@ extern "C" miopenStatus_t miopenRNNForward(
   return guard(config_of(handle), __func__, [&] {
     Handle& h = deref(handle);
     const RnnDescriptor& d = set_rnn(rnnDesc);
-    const long long mode = raw_enum(fwdMode);
-    ANYDNN_CHECK_BADPARM(mode == miopenRNNTraining || mode == miopenRNNInference,
-                         "fwdMode " << mode << " is not a miopenRNNFWDMode_t");
+    const miopenRNNFWDMode_t mode = checked(fwdMode);
     RnnSeqCall c;
     c.training = mode == miopenRNNTraining;
     c.x = &set_seq(xDesc, "xDesc");

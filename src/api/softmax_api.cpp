@@ -10,6 +10,7 @@
 #include "api/api_log.hpp"
 #include "api/api_objects.hpp"
 #include "api/conv_call.hpp"  // read_scale
+#include "api/enum_args.hpp"
 #include "softmax/softmax_ops.hpp"
 
 using namespace anydnn;
@@ -21,22 +22,6 @@ void require(const void* p, const char* name) {
   ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
 }
 
-// The enum arguments travel by reference until checked: a C caller's value outside the enum
-// must not be loaded as the enum type (undefined behaviour; UBSan stops on it).
-miopenSoftmaxAlgorithm_t checked_algorithm(const miopenSoftmaxAlgorithm_t& a) {
-  const long long v = raw_enum(a);
-  ANYDNN_CHECK_BADPARM(v >= MIOPEN_SOFTMAX_FAST && v <= MIOPEN_SOFTMAX_LOG,
-                       "invalid softmax algorithm " << v);
-  return static_cast<miopenSoftmaxAlgorithm_t>(v);
-}
-
-miopenSoftmaxMode_t checked_mode(const miopenSoftmaxMode_t& m) {
-  const long long v = raw_enum(m);
-  ANYDNN_CHECK_BADPARM(v == MIOPEN_SOFTMAX_MODE_INSTANCE || v == MIOPEN_SOFTMAX_MODE_CHANNEL,
-                       "invalid softmax mode " << v);
-  return static_cast<miopenSoftmaxMode_t>(v);
-}
-
 void forward(miopenHandle_t handle, const void* alpha, miopenTensorDescriptor_t xDesc,
              const void* x, const void* beta, miopenTensorDescriptor_t yDesc, void* y,
              const miopenSoftmaxAlgorithm_t& algorithm, const miopenSoftmaxMode_t& mode) {
@@ -46,8 +31,7 @@ void forward(miopenHandle_t handle, const void* alpha, miopenTensorDescriptor_t 
   d.x = &deref_set(xDesc, "xDesc");
   d.y = &deref_set(yDesc, "yDesc");
   const float a = read_scale(alpha, "alpha"), b = read_scale(beta, "beta");
-  const SoftmaxProblem p(SoftmaxDirection::Forward, checked_algorithm(algorithm),
-                         checked_mode(mode), d, a, b);
+  const SoftmaxProblem p(SoftmaxDirection::Forward, checked(algorithm), checked(mode), d, a, b);
   if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdSoftmax", p.key());
   require(x, "x");
   require(y, "y");
@@ -68,8 +52,7 @@ void backward(miopenHandle_t handle, const void* alpha, miopenTensorDescriptor_t
   d.dy = &deref_set(dyDesc, "dyDesc");
   d.dx = &deref_set(dxDesc, "dxDesc");
   const float a = read_scale(alpha, "alpha"), b = read_scale(beta, "beta");
-  const SoftmaxProblem p(SoftmaxDirection::Backward, checked_algorithm(algorithm),
-                         checked_mode(mode), d, a, b);
+  const SoftmaxProblem p(SoftmaxDirection::Backward, checked(algorithm), checked(mode), d, a, b);
   if (cfg.log_driver_commands) log_driver_command(cfg, "LogCmdSoftmax", p.key());
   require(y, "y");
   require(dy, "dy");
@@ -149,8 +132,8 @@ extern "C" miopenStatus_t miopenSetSoftmaxDescriptor(miopenSoftmaxDescriptor_t s
   ANYDNN_LOG_API(cfg, softmaxDesc, alpha, beta, algorithm, mode);
   return guard(cfg, __func__, [&] {
     auto& d = deref(softmaxDesc);
-    d.algorithm = checked_algorithm(algorithm);
-    d.mode = checked_mode(mode);
+    d.algorithm = checked(algorithm);
+    d.mode = checked(mode);
     d.alpha = alpha;
     d.beta = beta;
   });

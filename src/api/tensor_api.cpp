@@ -262,12 +262,9 @@ extern "C" miopenStatus_t miopenOpTensor(miopenHandle_t handle, miopenTensorOp_t
     require(A, "A");
     require(B, "B");
     require(C, "C");
-    const long long op = raw_enum(tensorOp);
-    ANYDNN_CHECK_BADPARM(op >= miopenTensorOpAdd && op <= miopenTensorOpMax,
-                         "tensorOp " << op << " is not a miopenTensorOp_t");
-    const auto p = TensorOpProblem::op_tensor(static_cast<miopenTensorOp_t>(op),
-                                              deref_set(aDesc, "aDesc"), deref_set(bDesc, "bDesc"),
-                                              deref_set(cDesc, "cDesc"), alpha1, alpha2, beta);
+    const auto p = TensorOpProblem::op_tensor(checked(tensorOp), deref_set(aDesc, "aDesc"),
+                                              deref_set(bDesc, "bDesc"), deref_set(cDesc, "cDesc"),
+                                              alpha1, alpha2, beta);
     run_tensor_op(handle, p, A, B, C);
   });
 }
