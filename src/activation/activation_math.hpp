@@ -15,13 +15,8 @@
 
 #include <type_traits>
 
+#include "core/host_device.hpp"
 #include "core/vector_math.hpp"
-
-#if defined(__CUDACC__)
-#define ANYDNN_HD __host__ __device__
-#else
-#define ANYDNN_HD
-#endif
 
 namespace anydnn::activ {
 

@@ -13,11 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__CUDACC__)
-#define ANYDNN_VM_HD __host__ __device__
-#else
-#define ANYDNN_VM_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace anydnn::vmath {
 
@@ -39,7 +35,7 @@ inline uint32_t bits(float f) {
 }  // namespace detail
 #endif
 
-ANYDNN_VM_HD inline float exp(float x) {
+ANYDNN_HD inline float exp(float x) {
 #if defined(__CUDA_ARCH__)
   return expf(x);
 #else
@@ -74,7 +70,7 @@ ANYDNN_VM_HD inline float exp(float x) {
 
 // tanh: Cephes' odd polynomial below |x| = 0.625 (no cancellation near 0), 1 - 2 / (e^2|x| + 1)
 // above.
-ANYDNN_VM_HD inline float tanh(float x) {
+ANYDNN_HD inline float tanh(float x) {
 #if defined(__CUDA_ARCH__)
   return tanhf(x);
 #else
@@ -91,7 +87,7 @@ ANYDNN_VM_HD inline float tanh(float x) {
 }
 
 // 1 / (1 + e^-x).
-ANYDNN_VM_HD inline float logistic(float x) {
+ANYDNN_HD inline float logistic(float x) {
   return 1.0f / (1.0f + vmath::exp(-x));
 }
 

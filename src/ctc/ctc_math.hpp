@@ -15,25 +15,21 @@
 
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define ANYDNN_CTC_HD __host__ __device__
-#else
-#define ANYDNN_CTC_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace anydnn::ctc {
 
 // MIOpen's NEGATIVE_CUTOFF_VAL.
 constexpr float kLogZero = -1e20f;
 
-ANYDNN_CTC_HD inline float log_add_exp(float x, float y) {
+ANYDNN_HD inline float log_add_exp(float x, float y) {
   const float a = x > y ? x : y, b = x > y ? y : x;
   if (b - a <= kLogZero) return fmaxf(a, kLogZero);
   return fmaxf(a + log1pf(expf(b - a)), kLogZero);
 }
 
 // True when state s (odd: a label) may be reached from s - 2 (skipping the blank between).
-ANYDNN_CTC_HD inline bool can_skip_from_prev(const int* labels, int s, int blank) {
+ANYDNN_HD inline bool can_skip_from_prev(const int* labels, int s, int blank) {
   if (s < 2 || (s & 1) == 0) return false;
   const int l = labels[s >> 1];
   return l != blank && l != labels[(s >> 1) - 1];
@@ -42,19 +38,19 @@ ANYDNN_CTC_HD inline bool can_skip_from_prev(const int* labels, int s, int blank
 // True when state s (odd) may reach s + 2 (S states): the same transition as
 // can_skip_from_prev(s + 2). (MIOpen tests ext(s) against the blank here, which differs only for
 // a label equal to the blank id, where its beta would then disagree with its alpha.)
-ANYDNN_CTC_HD inline bool can_skip_to_next(const int* labels, int s, int S, int blank) {
+ANYDNN_HD inline bool can_skip_to_next(const int* labels, int s, int S, int blank) {
   if (s + 2 >= S || (s & 1) == 0) return false;
   const int l = labels[(s >> 1) + 1];
   return l != blank && l != labels[s >> 1];
 }
 
-ANYDNN_CTC_HD inline int ext_label(const int* labels, int s, int blank) {
+ANYDNN_HD inline int ext_label(const int* labels, int s, int blank) {
   return (s & 1) ? labels[s >> 1] : blank;
 }
 
 // alpha_t(s) from the previous row.
-ANYDNN_CTC_HD inline float alpha_step(const float* prev, const int* labels, int s, int blank,
-                                      float lp) {
+ANYDNN_HD inline float alpha_step(const float* prev, const int* labels, int s, int blank,
+                                  float lp) {
   float a = prev[s];
   if (s >= 1) a = log_add_exp(a, prev[s - 1]);
   if (can_skip_from_prev(labels, s, blank)) a = log_add_exp(a, prev[s - 2]);
@@ -62,8 +58,8 @@ ANYDNN_CTC_HD inline float alpha_step(const float* prev, const int* labels, int 
 }
 
 // beta_t(s) from the next row.
-ANYDNN_CTC_HD inline float beta_step(const float* next, const int* labels, int s, int S, int blank,
-                                     float lp) {
+ANYDNN_HD inline float beta_step(const float* next, const int* labels, int s, int S, int blank,
+                                 float lp) {
   float b = next[s];
   if (s + 1 < S) b = log_add_exp(b, next[s + 1]);
   if (can_skip_to_next(labels, s, S, blank)) b = log_add_exp(b, next[s + 2]);
@@ -71,11 +67,11 @@ ANYDNN_CTC_HD inline float beta_step(const float* next, const int* labels, int s
 }
 
 // log P from the last alpha row (S states; one state when the label sequence is empty).
-ANYDNN_CTC_HD inline float log_likelihood(const float* last, int S) {
+ANYDNN_HD inline float log_likelihood(const float* last, int S) {
   return S == 1 ? last[0] : log_add_exp(last[S - 1], last[S - 2]);
 }
 
-ANYDNN_CTC_HD inline float gradient(float acc, float lp, float log_p, bool softmax) {
+ANYDNN_HD inline float gradient(float acc, float lp, float log_p, bool softmax) {
   const float g = acc - (softmax ? lp : 2.0f * lp) - log_p;
   const float e = g <= kLogZero ? 0.0f : expf(g);
   return softmax ? expf(lp) - e : -e;

@@ -10,13 +10,8 @@
 
 #include <math.h>
 
+#include "core/host_device.hpp"
 #include "lrn/lrn_problem.hpp"
-
-#if defined(__CUDACC__)
-#define ANYDNN_HD __host__ __device__
-#else
-#define ANYDNN_HD
-#endif
 
 namespace anydnn::lrn {
 

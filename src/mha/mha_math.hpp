@@ -1,5 +1,5 @@
 // The multi-head-attention arithmetic every backend and the double reference share, written once
-// (ANYDNN_MHA_HD: host and device): the run-time scalars (MIOpen passes them as 1-element
+// (ANYDNN_HD: host and device): the run-time scalars (MIOpen passes them as 1-element
 // tensors, so they live in device memory on CUDA and kernels read them there), the factors
 // derived from them, and the dropout keep decision.
 //
@@ -20,11 +20,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ANYDNN_MHA_HD __host__ __device__
-#else
-#define ANYDNN_MHA_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace anydnn::mha {
 
@@ -59,11 +55,11 @@ struct Scalars {
   uint64_t seed = 0, offset = 0;
 };
 
-ANYDNN_MHA_HD inline float value_or(const float* p, float v) {
+ANYDNN_HD inline float value_or(const float* p, float v) {
   return p != nullptr ? *p : v;
 }
 
-ANYDNN_MHA_HD inline Scalars load_scalars(const ScalarPtrs& p) {
+ANYDNN_HD inline Scalars load_scalars(const ScalarPtrs& p) {
   Scalars s;
   s.descale_q = value_or(p.descale_q, 1.0f);
   s.descale_k = value_or(p.descale_k, 1.0f);
@@ -86,14 +82,14 @@ ANYDNN_MHA_HD inline Scalars load_scalars(const ScalarPtrs& p) {
 
 // --- dropout -----------------------------------------------------------------------------------
 
-ANYDNN_MHA_HD inline uint64_t mix(uint64_t z) {  // splitmix64's finaliser
+ANYDNN_HD inline uint64_t mix(uint64_t z) {  // splitmix64's finaliser
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
 // Dropout is on when p > 0 (a NaN rate counts as 0); p >= 1 drops everything.
-ANYDNN_MHA_HD inline bool dropout_on(float p) {
+ANYDNN_HD inline bool dropout_on(float p) {
   return p > 0.0f;
 }
 
@@ -107,7 +103,7 @@ struct Dropout {
   float keep_scale = 1.0f;  // 1 / (1 - p)
 };
 
-ANYDNN_MHA_HD inline Dropout make_dropout(const Scalars& s) {
+ANYDNN_HD inline Dropout make_dropout(const Scalars& s) {
   Dropout d;
   d.key = mix(s.seed ^ 0x9e3779b97f4a7c15ull) + mix(s.offset) * 31;
   if (!dropout_on(s.dropout)) return d;
@@ -119,7 +115,7 @@ ANYDNN_MHA_HD inline Dropout make_dropout(const Scalars& s) {
 }
 
 // Whether element `e` (logical index in [N, H, Sq, Sk]) survives dropout.
-ANYDNN_MHA_HD inline bool keep(const Dropout& d, uint64_t e) {
+ANYDNN_HD inline bool keep(const Dropout& d, uint64_t e) {
   return d.threshold == 0 || (mix(d.key + e) >> 11) >= d.threshold;
 }
 
@@ -130,8 +126,7 @@ struct ForwardFactors {
   float qk, s, o_pre, scale_o;
 };
 
-ANYDNN_MHA_HD inline ForwardFactors forward_factors(float scale, const Scalars& s,
-                                                    const Dropout& d) {
+ANYDNN_HD inline ForwardFactors forward_factors(float scale, const Scalars& s, const Dropout& d) {
   return {scale * s.descale_q * s.descale_k, s.scale_s * d.keep_scale, s.descale_s * s.descale_v,
           s.scale_o};
 }
@@ -146,7 +141,7 @@ struct BackwardFactors {
   float qk, dov, doo, scale, dq, dk, dv, scale_dq, scale_dk, scale_dv;
 };
 
-ANYDNN_MHA_HD inline BackwardFactors backward_factors(float scale, const Scalars& s) {
+ANYDNN_HD inline BackwardFactors backward_factors(float scale, const Scalars& s) {
   const float ds = s.scale_ds * s.descale_ds;  // dS through its fp8 round trip
   const float sd = s.scale_s * s.descale_s;    // Pd likewise
   return {scale * s.descale_q * s.descale_k,
@@ -162,7 +157,7 @@ ANYDNN_MHA_HD inline BackwardFactors backward_factors(float scale, const Scalars
 }
 
 // The causal mask (MIOpen's miopenMhaMaskCausal, CK's top-left): query i sees keys j <= i.
-ANYDNN_MHA_HD inline bool visible(bool causal, long long i, long long j) {
+ANYDNN_HD inline bool visible(bool causal, long long i, long long j) {
   return !causal || j <= i;
 }
 

@@ -19,11 +19,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ANYDNN_POOL_HD __host__ __device__
-#else
-#define ANYDNN_POOL_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace anydnn::pool {
 
@@ -39,14 +35,14 @@ struct PoolGeometry {
   int index_mode = miopenPoolingWorkspaceIndexMask;
   int index_type = miopenIndexUint8;
 
-  ANYDNN_POOL_HD long long out_count() const { return n * c * out[0] * out[1] * out[2]; }
-  ANYDNN_POOL_HD long long in_count() const { return n * c * in[0] * in[1] * in[2]; }
+  ANYDNN_HD long long out_count() const { return n * c * out[0] * out[1] * out[2]; }
+  ANYDNN_HD long long in_count() const { return n * c * in[0] * in[1] * in[2]; }
 };
 
-ANYDNN_POOL_HD inline long long pmin(long long a, long long b) {
+ANYDNN_HD inline long long pmin(long long a, long long b) {
   return a < b ? a : b;
 }
-ANYDNN_POOL_HD inline long long pmax(long long a, long long b) {
+ANYDNN_HD inline long long pmax(long long a, long long b) {
   return a > b ? a : b;
 }
 
@@ -60,7 +56,7 @@ struct PoolWindow {
   long long start[3], lo[3], hi[3];
 };
 
-ANYDNN_POOL_HD inline PoolWindow pool_window(const PoolGeometry& g, const long long (&o)[3]) {
+ANYDNN_HD inline PoolWindow pool_window(const PoolGeometry& g, const long long (&o)[3]) {
   PoolWindow w;
   for (int i = 0; i < 3; ++i) {
     w.start[i] = o[i] * g.stride[i] - g.pad[i];
@@ -70,7 +66,7 @@ ANYDNN_POOL_HD inline PoolWindow pool_window(const PoolGeometry& g, const long l
   return w;
 }
 
-ANYDNN_POOL_HD inline long long pool_divisor(const PoolGeometry& g, const PoolWindow& w) {
+ANYDNN_HD inline long long pool_divisor(const PoolGeometry& g, const PoolWindow& w) {
   if (g.mode == miopenPoolingAverageInclusive)
     return static_cast<long long>(g.k[0]) * g.k[1] * g.k[2];
   long long s = 1;
@@ -82,9 +78,8 @@ ANYDNN_POOL_HD inline long long pool_divisor(const PoolGeometry& g, const PoolWi
 // One output element; `x` is the (n, c) plane's start, load(ptr) -> float. `lowest` is the data
 // type's lowest finite value (max pooling's start).
 template <class T, class Load>
-ANYDNN_POOL_HD inline PoolPoint pool_forward_point(const PoolGeometry& g, const T* x,
-                                                   const long long (&o)[3], float lowest,
-                                                   Load load) {
+ANYDNN_HD inline PoolPoint pool_forward_point(const PoolGeometry& g, const T* x,
+                                              const long long (&o)[3], float lowest, Load load) {
   const PoolWindow w = pool_window(g, o);
   if (g.mode == miopenPoolingMax) {
     float best = lowest;
@@ -121,7 +116,7 @@ ANYDNN_POOL_HD inline PoolPoint pool_forward_point(const PoolGeometry& g, const 
 }
 
 // The index stored for output element `flat` (packed n, c, d, h, w order, whatever y's layout).
-ANYDNN_POOL_HD inline uint64_t pool_load_index(const void* ws, int index_type, long long flat) {
+ANYDNN_HD inline uint64_t pool_load_index(const void* ws, int index_type, long long flat) {
   switch (index_type) {
     case miopenIndexUint8:
       return static_cast<const uint8_t*>(ws)[flat];
@@ -134,7 +129,7 @@ ANYDNN_POOL_HD inline uint64_t pool_load_index(const void* ws, int index_type, l
   }
 }
 
-ANYDNN_POOL_HD inline void pool_store_index(void* ws, int index_type, long long flat, uint64_t v) {
+ANYDNN_HD inline void pool_store_index(void* ws, int index_type, long long flat, uint64_t v) {
   switch (index_type) {
     case miopenIndexUint8:
       static_cast<uint8_t*>(ws)[flat] = static_cast<uint8_t>(v);
@@ -154,8 +149,8 @@ ANYDNN_POOL_HD inline void pool_store_index(void* ws, int index_type, long long 
 // The gradient of input element (i0, i1, i2) of plane `nc` (n * C + c): dy is the plane's start
 // in dy (strides g.ys), ws the whole index workspace (max only).
 template <class T, class Load>
-ANYDNN_POOL_HD inline float pool_backward_point(const PoolGeometry& g, const T* dy, const void* ws,
-                                                long long nc, const long long (&i)[3], Load load) {
+ANYDNN_HD inline float pool_backward_point(const PoolGeometry& g, const T* dy, const void* ws,
+                                           long long nc, const long long (&i)[3], Load load) {
   long long lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
     // Outputs o with o * s - p <= i < o * s - p + k.

@@ -20,22 +20,18 @@
 #include <cfloat>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define ANYDNN_RHD __host__ __device__
-#else
-#define ANYDNN_RHD
-#endif
+#include "core/host_device.hpp"
 
 namespace anydnn::reduce {
 
 // MIN / MAX / AMAX: the ops that report indices.
-ANYDNN_RHD inline constexpr bool op_has_indices(miopenReduceTensorOp_t op) {
+ANYDNN_HD inline constexpr bool op_has_indices(miopenReduceTensorOp_t op) {
   return op == MIOPEN_REDUCE_TENSOR_MIN || op == MIOPEN_REDUCE_TENSOR_MAX ||
          op == MIOPEN_REDUCE_TENSOR_AMAX;
 }
 
 template <class C>
-ANYDNN_RHD inline C type_max() {
+ANYDNN_HD inline C type_max() {
   if constexpr (sizeof(C) == 8)
     return DBL_MAX;
   else
@@ -43,7 +39,7 @@ ANYDNN_RHD inline C type_max() {
 }
 
 template <miopenReduceTensorOp_t Op, class C>
-ANYDNN_RHD inline C identity() {
+ANYDNN_HD inline C identity() {
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_MUL) return C(1);
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_MIN) return type_max<C>();
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_MAX) return -type_max<C>();
@@ -51,7 +47,7 @@ ANYDNN_RHD inline C identity() {
 }
 
 template <miopenReduceTensorOp_t Op, class C>
-ANYDNN_RHD inline C pre(C x) {
+ANYDNN_HD inline C pre(C x) {
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_NORM1 || Op == MIOPEN_REDUCE_TENSOR_AMAX)
     return x < C(0) ? -x : x;  // fabs without a libm call; NaN stays NaN
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_NORM2) return x * x;
@@ -60,7 +56,7 @@ ANYDNN_RHD inline C pre(C x) {
 
 // The arithmetic ops (no index): acc op x. NaN rules are IEEE's, as MIOpen's.
 template <miopenReduceTensorOp_t Op, class C>
-ANYDNN_RHD inline C combine(C acc, C x) {
+ANYDNN_HD inline C combine(C acc, C x) {
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_MUL) return acc * x;
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_MIN) return acc > x ? x : acc;
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_MAX || Op == MIOPEN_REDUCE_TENSOR_AMAX)
@@ -70,7 +66,7 @@ ANYDNN_RHD inline C combine(C acc, C x) {
 
 // MIN / MAX / AMAX with the NaN option: does x (at a later index than acc's) replace acc?
 template <miopenReduceTensorOp_t Op, bool Propagate, class C>
-ANYDNN_RHD inline bool replaces(C acc, C x) {
+ANYDNN_HD inline bool replaces(C acc, C x) {
   if constexpr (Propagate) {
     if (x != x) return true;
   }
@@ -82,7 +78,7 @@ ANYDNN_RHD inline bool replaces(C acc, C x) {
 
 // One element into the running value of an op without indices.
 template <miopenReduceTensorOp_t Op, bool Propagate, class C>
-ANYDNN_RHD inline C step(C acc, C x) {
+ANYDNN_HD inline C step(C acc, C x) {
   if constexpr (op_has_indices(Op)) {
     return replaces<Op, Propagate>(acc, x) ? x : acc;
   } else {
@@ -91,7 +87,7 @@ ANYDNN_RHD inline C step(C acc, C x) {
 }
 
 template <miopenReduceTensorOp_t Op, class C>
-ANYDNN_RHD inline C post(C acc, size_t count) {
+ANYDNN_HD inline C post(C acc, size_t count) {
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_AVG) return acc / static_cast<C>(count);
   if constexpr (Op == MIOPEN_REDUCE_TENSOR_NORM2) return sqrt(acc);
   return acc;
@@ -99,7 +95,7 @@ ANYDNN_RHD inline C post(C acc, size_t count) {
 
 // The value stored: alpha and beta as MIOpen's reference applies them.
 template <class C>
-ANYDNN_RHD inline C blend(C acc, C alpha, C beta, C old) {
+ANYDNN_HD inline C blend(C acc, C alpha, C beta, C old) {
   if (alpha != C(1)) acc *= alpha;
   if (beta != C(0)) acc += beta * old;
   return acc;

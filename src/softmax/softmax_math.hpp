@@ -15,14 +15,9 @@
 
 #include <type_traits>
 
+#include "core/host_device.hpp"
 #include "core/vector_math.hpp"
 #include "softmax/softmax_problem.hpp"
-
-#if defined(__CUDACC__)
-#define ANYDNN_HD __host__ __device__
-#else
-#define ANYDNN_HD
-#endif
 
 namespace anydnn::softmax {
 
