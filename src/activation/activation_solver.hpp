@@ -23,17 +23,9 @@ struct ActivationBuffers {
   float alpha = 1.0f, beta = 0.0f;
 };
 
-class ActivationSolver {
+class ActivationSolver : public RunSolver<ActivationProblem, ActivationBuffers> {
  public:
   static constexpr std::string_view kRegistryLabel = "activation solver";  // registry.hpp
-  virtual ~ActivationSolver() = default;
-  virtual std::string_view name() const = 0;
-  // A fallback runs only when no other solver applies (it exists for coverage).
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx,
-                                   const ActivationProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const ActivationProblem& p,
-                   const ActivationBuffers& b) const = 0;
 };
 
 using ActivationSolverEntry = SolverEntry<ActivationSolver>;

@@ -38,15 +38,9 @@ struct BnBuffers {
   const FusedActivation* activation = nullptr;
 };
 
-class BnSolver {
+class BnSolver : public RunSolver<BnProblem, BnBuffers> {
  public:
-  static constexpr std::string_view kRegistryLabel = "bn solver";  // registry.hpp's messages
-  virtual ~BnSolver() = default;
-  virtual std::string_view name() const = 0;
-  // A fallback runs only when no other solver applies (it exists for coverage).
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const BnProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const BnProblem& p, const BnBuffers& b) const = 0;
+  static constexpr std::string_view kRegistryLabel = "bn solver";  // registry.hpp
   // Whether run() applies a fused activation of this mode (BnBuffers::activation) to a problem
   // it is applicable to. Backward needs the saved statistics (p.save()). Default: no.
   virtual Applicability activation_support(const ExecutionContext& /*ctx*/, const BnProblem& /*p*/,

@@ -21,15 +21,9 @@ struct CtcLossBuffers {
   void* workspace = nullptr;
 };
 
-class CtcLossSolver {
+class CtcLossSolver : public RunSolver<CtcLossProblem, CtcLossBuffers> {
  public:
   static constexpr std::string_view kRegistryLabel = "CTC loss solver";  // registry.hpp
-  virtual ~CtcLossSolver() = default;
-  virtual std::string_view name() const = 0;
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const CtcLossProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const CtcLossProblem& p,
-                   const CtcLossBuffers& b) const = 0;
 };
 
 using CtcLossSolverEntry = SolverEntry<CtcLossSolver>;

@@ -24,15 +24,9 @@ struct LrnBuffers {
   void* workspace = nullptr;  // the scale, at y's strides, in the data type
 };
 
-class LrnSolver {
+class LrnSolver : public RunSolver<LrnProblem, LrnBuffers> {
  public:
   static constexpr std::string_view kRegistryLabel = "LRN solver";  // registry.hpp
-  virtual ~LrnSolver() = default;
-  virtual std::string_view name() const = 0;
-  // A fallback runs only when no other solver applies (it exists for coverage).
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const LrnProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const LrnProblem& p, const LrnBuffers& b) const = 0;
 };
 
 using LrnSolverEntry = SolverEntry<LrnSolver>;

@@ -25,15 +25,9 @@ struct PoolingBuffers {
   float alpha = 1.0f, beta = 0.0f;
 };
 
-class PoolingSolver {
+class PoolingSolver : public RunSolver<PoolingProblem, PoolingBuffers> {
  public:
   static constexpr std::string_view kRegistryLabel = "pooling solver";  // registry.hpp
-  virtual ~PoolingSolver() = default;
-  virtual std::string_view name() const = 0;
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const PoolingProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const PoolingProblem& p,
-                   const PoolingBuffers& b) const = 0;
 };
 
 using PoolingSolverEntry = SolverEntry<PoolingSolver>;

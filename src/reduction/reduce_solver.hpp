@@ -21,16 +21,9 @@ struct ReduceBuffers {
   int* indices = nullptr;
 };
 
-class ReduceSolver {
+class ReduceSolver : public RunSolver<ReduceProblem, ReduceBuffers, ReducePlan> {
  public:
   static constexpr std::string_view kRegistryLabel = "reduction solver";  // registry.hpp
-  virtual ~ReduceSolver() = default;
-  virtual std::string_view name() const = 0;
-  // A fallback runs only when no other solver applies (it exists for coverage).
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const ReduceProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const ReducePlan& plan,
-                   const ReduceBuffers& b) const = 0;
 };
 
 using ReduceSolverEntry = SolverEntry<ReduceSolver>;

@@ -21,16 +21,9 @@ struct SoftmaxBuffers {
   void* dx = nullptr;
 };
 
-class SoftmaxSolver {
+class SoftmaxSolver : public RunSolver<SoftmaxProblem, SoftmaxBuffers> {
  public:
   static constexpr std::string_view kRegistryLabel = "softmax solver";  // registry.hpp
-  virtual ~SoftmaxSolver() = default;
-  virtual std::string_view name() const = 0;
-  // A fallback runs only when no other solver applies (it exists for coverage).
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const SoftmaxProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const SoftmaxProblem& p,
-                   const SoftmaxBuffers& b) const = 0;
 };
 
 using SoftmaxSolverEntry = SolverEntry<SoftmaxSolver>;

@@ -21,16 +21,9 @@ struct TensorOpBuffers {
   void* c = nullptr;
 };
 
-class TensorOpSolver {
+class TensorOpSolver : public RunSolver<TensorOpProblem, TensorOpBuffers, TensorOpPlan> {
  public:
   static constexpr std::string_view kRegistryLabel = "tensor-op solver";  // registry.hpp
-  virtual ~TensorOpSolver() = default;
-  virtual std::string_view name() const = 0;
-  // A fallback runs only when no other solver applies (it exists for coverage).
-  virtual bool fallback_only() const { return false; }
-  virtual Applicability applicable(const ExecutionContext& ctx, const TensorOpProblem& p) const = 0;
-  virtual void run(const ExecutionContext& ctx, const TensorOpPlan& plan,
-                   const TensorOpBuffers& b) const = 0;
 };
 
 using TensorOpSolverEntry = SolverEntry<TensorOpSolver>;
