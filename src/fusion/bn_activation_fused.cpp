@@ -3,25 +3,18 @@
 #include "backend/backend.hpp"
 #include "core/logger.hpp"
 #include "fusion/fusion_steps.hpp"
+#include "solver/select_solver.hpp"
 
 namespace anydnn {
 
 const BnSolverEntry* bn_solver_with_activation(const ExecutionContext& ctx, const BnProblem& p,
                                                miopenActivationMode_t mode, std::string* why) {
-  const BnSolverEntry* fallback = nullptr;
-  for (const BnSolverEntry& e : ctx.backend.solvers<BnSolver>().entries()) {
-    Applicability a = e.solver->applicable(ctx, p);
-    if (a) a = e.solver->activation_support(ctx, p, mode);
-    if (!a) {
-      if (why)
-        *why +=
-            std::string(why->empty() ? "" : "; ") + std::string(e.solver->name()) + ": " + a.reason;
-      continue;
-    }
-    if (!e.solver->fallback_only()) return &e;
-    if (fallback == nullptr) fallback = &e;
-  }
-  return fallback;
+  std::string reasons;
+  const BnSolverEntry* e =
+      first_applicable(ctx.backend.solvers<BnSolver>(), ctx, p, reasons,
+                       [&](const BnSolver& s) { return s.activation_support(ctx, p, mode); });
+  if (why) *why += reasons;
+  return e;
 }
 
 Applicability BnActivationFused::applicable(const ExecutionContext& ctx,

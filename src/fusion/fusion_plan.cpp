@@ -7,6 +7,7 @@
 #include "conv/conv_problem.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
+#include "solver/select_solver.hpp"
 
 namespace anydnn {
 
@@ -120,23 +121,12 @@ namespace {
 // The first applicable fusion solver of the backend's registry (fallback-only ones last);
 // UnsupportedOp with every reason when none applies (MIOpen: no fusion solver for the plan).
 const FusionSolverEntry& select_fusion_solver(Handle& handle, const FusionProblem& p) {
-  const ExecutionContext ctx = handle.context();
-  const FusionSolverEntry* fallback = nullptr;
   std::string reasons;
-  for (const FusionSolverEntry& e : handle.backend().solvers<FusionSolver>().entries()) {
-    const Applicability a = e.solver->applicable(ctx, p);
-    if (!a) {
-      ANYDNN_LOG_I2(handle.config(), e.solver->name() << " not applicable: " << a.reason);
-      reasons += std::string(reasons.empty() ? "" : "; ") + std::string(e.solver->name()) + ": " +
-                 a.reason;
-      continue;
-    }
-    if (!e.solver->fallback_only()) return e;
-    if (fallback == nullptr) fallback = &e;
-  }
-  ANYDNN_CHECK(fallback != nullptr, miopenStatusUnsupportedOp,
+  const FusionSolverEntry* e =
+      first_applicable(handle.backend().solvers<FusionSolver>(), handle.context(), p, reasons);
+  ANYDNN_CHECK(e != nullptr, miopenStatusUnsupportedOp,
                "no fusion solver takes " << p.key() << " (" << reasons << ")");
-  return *fallback;
+  return *e;
 }
 
 // Each operator's arguments by role, with every pointer the chain reads checked before

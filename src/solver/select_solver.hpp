@@ -1,7 +1,8 @@
 // The selection rule of every family that runs the first applicable solver of its registry
-// (batch norm, activation, softmax, tensor ops, reduction): the first applicable solver that is
-// not fallback-only, else the first applicable fallback. Each rejection is logged at Info2 with
-// its reason; when nothing applies the call fails with NotImplemented and every reason.
+// (batch norm, activation, softmax, tensor ops, reduction, LRN, pooling, CTC, and the fusion
+// plans): the first applicable solver that is not fallback-only, else the first applicable
+// fallback. Each rejection is logged at Info2 with its reason; when nothing applies the call
+// fails with every reason.
 // Convolution has its own selection (Find, immediate mode, the find-db) in conv/conv_ops.cpp.
 #pragma once
 
@@ -17,28 +18,48 @@
 
 namespace anydnn {
 
-// `family` names the family in the error ("batch-normalization", "activation", ...).
-template <class Solver, class Problem>
-const SolverEntry<Solver>& select_first_applicable(const SolverRegistry<Solver>& registry,
-                                                   const ExecutionContext& ctx, const Problem& p,
-                                                   std::string_view family) {
+// The first applicable entry of `registry` that is not fallback-only, else the first applicable
+// fallback; nullptr when none applies. Each rejection is logged at Info2 and appended to
+// `reasons` ("name: reason; ..."). `also(solver)` may add a condition of the caller's (the fused
+// activation a BN solver must support); a rejection there counts like applicable()'s.
+struct NoExtraCondition {
+  template <class Solver>
+  Applicability operator()(const Solver&) const {
+    return Applicability::yes();
+  }
+};
+template <class Solver, class Problem, class Also = NoExtraCondition>
+const SolverEntry<Solver>* first_applicable(const SolverRegistry<Solver>& registry,
+                                            const ExecutionContext& ctx, const Problem& p,
+                                            std::string& reasons, Also also = {}) {
   const SolverEntry<Solver>* fallback = nullptr;
-  std::string reasons;
   for (const auto& e : registry.entries()) {
-    const Applicability a = e.solver->applicable(ctx, p);
+    Applicability a = e.solver->applicable(ctx, p);
+    if (a) a = also(*e.solver);
     if (!a) {
       ANYDNN_LOG_I2(ctx.config, e.solver->name() << " not applicable: " << a.reason);
       reasons += std::string(reasons.empty() ? "" : "; ") + std::string(e.solver->name()) + ": " +
                  a.reason;
       continue;
     }
-    if (!e.solver->fallback_only()) return e;
+    if (!e.solver->fallback_only()) return &e;
     if (fallback == nullptr) fallback = &e;
   }
-  ANYDNN_CHECK(fallback != nullptr, miopenStatusNotImplemented,
+  return fallback;
+}
+
+// The same, failing with NotImplemented and every reason when nothing applies; `family` names
+// the family in the error ("batch-normalization", "activation", ...).
+template <class Solver, class Problem>
+const SolverEntry<Solver>& select_first_applicable(const SolverRegistry<Solver>& registry,
+                                                   const ExecutionContext& ctx, const Problem& p,
+                                                   std::string_view family) {
+  std::string reasons;
+  const SolverEntry<Solver>* e = first_applicable(registry, ctx, p, reasons);
+  ANYDNN_CHECK(e != nullptr, miopenStatusNotImplemented,
                "no " << family << " solver for " << p.key() << " ("
                      << (reasons.empty() ? "none registered" : reasons) << ")");
-  return *fallback;
+  return *e;
 }
 
 // Every applicable solver in registry order, the fallback-only ones only when no other applies:
