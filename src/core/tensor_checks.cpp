@@ -24,4 +24,14 @@ void check_same_lens_and_type(const TensorDescriptor& d, const char* name,
                                                      << data_type_name(like.type()));
 }
 
+const TensorDescriptor& checked_4d(const TensorDescriptor* d, const char* name,
+                                   const TensorDescriptor* like, const char* like_name,
+                                   const char* family) {
+  ANYDNN_CHECK_BADPARM(d != nullptr && d->is_set(), name << " has not been set");
+  ANYDNN_CHECK_BADPARM(d->num_dims() == 4, name << " has " << d->num_dims() << " dimensions; "
+                                                << family << " takes 4-D (NCHW) tensors");
+  if (like != nullptr) check_same_lens_and_type(*d, name, *like, like_name);
+  return *d;
+}
+
 }  // namespace anydnn

@@ -17,4 +17,10 @@ std::string lens_text(const std::vector<size_t>& lens);
 void check_same_lens_and_type(const TensorDescriptor& d, const char* name,
                               const TensorDescriptor& like, const char* like_name);
 
+// `d` is non-null, set and 4-D (BadParm "<name> has 5 dimensions; <family> takes 4-D (NCHW)
+// tensors" otherwise), and has `like`'s lengths and type when `like` is given.
+const TensorDescriptor& checked_4d(const TensorDescriptor* d, const char* name,
+                                   const TensorDescriptor* like, const char* like_name,
+                                   const char* family);
+
 }  // namespace anydnn

@@ -15,11 +15,7 @@ namespace {
 
 const TensorDescriptor& checked(const TensorDescriptor* d, const char* name,
                                 const TensorDescriptor* like, const char* like_name) {
-  ANYDNN_CHECK_BADPARM(d != nullptr && d->is_set(), name << " has not been set");
-  ANYDNN_CHECK_BADPARM(d->num_dims() == 4, name << " has " << d->num_dims()
-                                                << " dimensions; LRN takes 4-D (NCHW) tensors");
-  if (like != nullptr) check_same_lens_and_type(*d, name, *like, like_name);
-  return *d;
+  return checked_4d(d, name, like, like_name, "LRN");
 }
 
 LrnStrides strides_of(const TensorDescriptor& d) {
