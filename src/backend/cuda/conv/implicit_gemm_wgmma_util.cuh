@@ -247,8 +247,8 @@ struct Plan {
   int tile_m = 0;
 };
 
-// The plan of a configuration (tile_m x tile_n, direction) on a device of `sms`
-// multiprocessors.
+// The plan of a configuration (tile_m x tile_n, direction); backward weights also chooses its
+// split for a device of these rates (none without them).
 inline Plan make_plan(const ConvProblem& p, ConvDirection dir = ConvDirection::Forward,
                       int tile_m = 128, int tile_n = 128, const DeviceRates* rates = nullptr) {
   Plan plan;
