@@ -50,12 +50,16 @@ class ConvProblem:
 
 
 def _handle_of(device) -> "ops._ext.Handle":
+    """This thread's handle for `device` (None or "cpu": the CPU; a CUDA torch.device or
+    "cuda[:i]": that GPU). Only a CUDA device needs PyTorch."""
+    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device else "cpu")
+    if kind != "cuda":
+        return ops.default_handle(("cpu", 0))
     import torch
 
-    device = torch.device(device) if device is not None else torch.device("cpu")
-    return ops.default_handle(("cuda", device.index if device.index is not None
-                               else torch.cuda.current_device())
-                              if device.type == "cuda" else ("cpu", 0))
+    d = torch.device(device)
+    return ops.default_handle(("cuda", d.index if d.index is not None
+                               else torch.cuda.current_device()))
 
 
 def export_records(device=None) -> str:
