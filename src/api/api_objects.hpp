@@ -58,6 +58,24 @@ struct TaggedObject : Public {
   Desc desc;
 };
 
+// The object behind a handle, checked: non-null and a live object of its type (BadParm naming
+// the argument otherwise).
+template <class Object, ObjectTag Tag, class Public>
+Object& deref_object(Public p, const char* name) {
+  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
+  Object* o = static_cast<Object*>(p);
+  ANYDNN_CHECK_BADPARM(o->tag == Tag, name << " does not point to a live object of its type");
+  return *o;
+}
+
+// A descriptor object and its deref() in one line: `Alias` is handed out as `Public*`, and
+// deref(p, name) returns its descriptor (`name` defaults to the argument's usual name).
+#define ANYDNN_TAGGED_OBJECT(Alias, Public, Tag, Desc, default_name) \
+  using Alias = TaggedObject<Public, ObjectTag::Tag, Desc>;          \
+  inline Desc& deref(Public* p, const char* name = default_name) {   \
+    return deref_object<Alias, ObjectTag::Tag>(p, name).desc;        \
+  }
+
 struct HandleObject : miopenHandle {
   explicit HandleObject(const Config& config, void* stream) : handle(config, stream) {}
   ~HandleObject() { tag = ObjectTag::Dead; }
@@ -76,21 +94,23 @@ struct TensorObject : miopenTensorDescriptor {
   bool has_cast_type = false;
 };
 
-using ConvolutionObject =
-    TaggedObject<miopenConvolutionDescriptor, ObjectTag::Convolution, ConvolutionDescriptor>;
+ANYDNN_TAGGED_OBJECT(ConvolutionObject, miopenConvolutionDescriptor, Convolution,
+                     ConvolutionDescriptor, "convDesc")
 
-using RnnObject = TaggedObject<miopenRNNDescriptor, ObjectTag::Rnn, RnnDescriptor>;
+ANYDNN_TAGGED_OBJECT(RnnObject, miopenRNNDescriptor, Rnn, RnnDescriptor, "rnnDesc")
 
-using DropoutObject = TaggedObject<miopenDropoutDescriptor, ObjectTag::Dropout, DropoutDescriptor>;
+ANYDNN_TAGGED_OBJECT(DropoutObject, miopenDropoutDescriptor, Dropout, DropoutDescriptor,
+                     "dropoutDesc")
 
-using SeqTensorObject =
-    TaggedObject<miopenSeqTensorDescriptor, ObjectTag::SeqTensor, SeqTensorDescriptor>;
+ANYDNN_TAGGED_OBJECT(SeqTensorObject, miopenSeqTensorDescriptor, SeqTensor, SeqTensorDescriptor,
+                     "seqDesc")
 
 // miopenSetActivationDescriptor's arguments; a new descriptor is PASTHRU with zeros.
-using ActivationObject = TaggedObject<miopenActivationDescriptor, ObjectTag::Activation, ActivMode>;
+ANYDNN_TAGGED_OBJECT(ActivationObject, miopenActivationDescriptor, Activation, ActivMode,
+                     "activDesc")
 
 // The pooling descriptor (pooling/pooling_desc.hpp); a new one is unset max pooling.
-using PoolingObject = TaggedObject<miopenPoolingDescriptor, ObjectTag::Pooling, PoolingDesc>;
+ANYDNN_TAGGED_OBJECT(PoolingObject, miopenPoolingDescriptor, Pooling, PoolingDesc, "poolDesc")
 
 // miopenSetSoftmaxDescriptor's arguments; a new descriptor is alpha 1, beta 0, ACCURATE, CHANNEL
 // (MIOpen leaves them uninitialised).
@@ -99,7 +119,7 @@ struct SoftmaxDesc {
   miopenSoftmaxAlgorithm_t algorithm = MIOPEN_SOFTMAX_ACCURATE;
   miopenSoftmaxMode_t mode = MIOPEN_SOFTMAX_MODE_CHANNEL;
 };
-using SoftmaxObject = TaggedObject<miopenSoftmaxDescriptor, ObjectTag::Softmax, SoftmaxDesc>;
+ANYDNN_TAGGED_OBJECT(SoftmaxObject, miopenSoftmaxDescriptor, Softmax, SoftmaxDesc, "softmaxDesc")
 
 // miopenSetLRNDescriptor's arguments; a new descriptor is within-channel, lrnN 0 and zeros
 // (MIOpen's has lrnN 0 and no alpha / beta / K: its Get reads past an empty vector), so a
@@ -108,15 +128,15 @@ struct LrnDesc {
   LrnParams params;
   bool set = false;
 };
-using LrnObject = TaggedObject<miopenLRNDescriptor, ObjectTag::Lrn, LrnDesc>;
+ANYDNN_TAGGED_OBJECT(LrnObject, miopenLRNDescriptor, Lrn, LrnDesc, "lrnDesc")
 
 // miopenSetReduceTensorDescriptor's arguments; a new descriptor is MIOpen's default (ADD, fp32,
 // no NaN propagation, no indices, 32-bit indices).
-using ReduceTensorObject =
-    TaggedObject<miopenReduceTensorDescriptor, ObjectTag::ReduceTensor, ReduceTensorDesc>;
+ANYDNN_TAGGED_OBJECT(ReduceTensorObject, miopenReduceTensorDescriptor, ReduceTensor,
+                     ReduceTensorDesc, "reduceTensorDesc")
 
 // miopenSetCTCLossDescriptor's arguments (a new descriptor holds MIOpen's defaults).
-using CtcLossObject = TaggedObject<miopenCTCLossDescriptor, ObjectTag::CtcLoss, CtcLossDesc>;
+ANYDNN_TAGGED_OBJECT(CtcLossObject, miopenCTCLossDescriptor, CtcLoss, CtcLossDesc, "ctcLossDesc")
 
 // An operator of a fusion plan: the plan owns both the core operator and this handle object,
 // so the handle lives as long as the plan (as MIOpen's do).
@@ -163,15 +183,7 @@ struct SolutionObject : miopenSolution {
 };
 
 // miopenSetMhaDescriptor's argument; a new descriptor has scale 1 (MIOpen leaves it unset).
-using MhaObject = TaggedObject<miopenMhaDescriptor, ObjectTag::Mha, find2::MhaOperator>;
-
-template <class Object, ObjectTag Tag, class Public>
-Object& deref_object(Public p, const char* name) {
-  ANYDNN_CHECK_BADPARM(p != nullptr, name << " is a null pointer");
-  Object* o = static_cast<Object*>(p);
-  ANYDNN_CHECK_BADPARM(o->tag == Tag, name << " does not point to a live object of its type");
-  return *o;
-}
+ANYDNN_TAGGED_OBJECT(MhaObject, miopenMhaDescriptor, Mha, find2::MhaOperator, "mhaDesc")
 
 // Also makes the handle's device current on the calling thread (Backend::make_current).
 inline Handle& deref(miopenHandle_t h, const char* name = "handle") {
@@ -184,45 +196,6 @@ inline TensorDescriptor& deref(miopenTensorDescriptor_t t, const char* name = "t
 }
 inline TensorObject& deref_tensor_object(miopenTensorDescriptor_t t, const char* name) {
   return deref_object<TensorObject, ObjectTag::Tensor>(t, name);
-}
-inline ConvolutionDescriptor& deref(miopenConvolutionDescriptor_t c,
-                                    const char* name = "convDesc") {
-  return deref_object<ConvolutionObject, ObjectTag::Convolution>(c, name).desc;
-}
-
-inline RnnDescriptor& deref(miopenRNNDescriptor_t r, const char* name = "rnnDesc") {
-  return deref_object<RnnObject, ObjectTag::Rnn>(r, name).desc;
-}
-inline DropoutDescriptor& deref(miopenDropoutDescriptor_t d, const char* name = "dropoutDesc") {
-  return deref_object<DropoutObject, ObjectTag::Dropout>(d, name).desc;
-}
-
-inline ActivMode& deref(miopenActivationDescriptor_t d, const char* name = "activDesc") {
-  return deref_object<ActivationObject, ObjectTag::Activation>(d, name).desc;
-}
-
-inline ReduceTensorDesc& deref(miopenReduceTensorDescriptor_t d,
-                               const char* name = "reduceTensorDesc") {
-  return deref_object<ReduceTensorObject, ObjectTag::ReduceTensor>(d, name).desc;
-}
-inline PoolingDesc& deref(miopenPoolingDescriptor_t d, const char* name = "poolDesc") {
-  return deref_object<PoolingObject, ObjectTag::Pooling>(d, name).desc;
-}
-
-inline SoftmaxDesc& deref(miopenSoftmaxDescriptor_t d, const char* name = "softmaxDesc") {
-  return deref_object<SoftmaxObject, ObjectTag::Softmax>(d, name).desc;
-}
-
-inline LrnDesc& deref(miopenLRNDescriptor_t d, const char* name = "lrnDesc") {
-  return deref_object<LrnObject, ObjectTag::Lrn>(d, name).desc;
-}
-
-inline CtcLossDesc& deref(miopenCTCLossDescriptor_t d, const char* name = "ctcLossDesc") {
-  return deref_object<CtcLossObject, ObjectTag::CtcLoss>(d, name).desc;
-}
-
-inline SeqTensorDescriptor& deref(miopenSeqTensorDescriptor_t d, const char* name = "seqDesc") {
-  return deref_object<SeqTensorObject, ObjectTag::SeqTensor>(d, name).desc;
 }
 
 inline FusionPlanObject& deref(miopenFusionPlanDescriptor_t p, const char* name = "fusePlanDesc") {
@@ -243,9 +216,6 @@ inline find2::FindOptions& deref(miopenFindOptions_t o, const char* name = "opti
 }
 inline find2::Solution& deref(miopenSolution_t s, const char* name = "solution") {
   return deref_object<SolutionObject, ObjectTag::Solution>(s, name).solution;
-}
-inline find2::MhaOperator& deref(miopenMhaDescriptor_t d, const char* name = "mhaDesc") {
-  return deref_object<MhaObject, ObjectTag::Mha>(d, name).desc;
 }
 
 // A descriptor that must have been set (a compute call's argument).
