@@ -121,20 +121,14 @@ double ConvProblem::flop_count() const {
   return f;
 }
 
-std::string ConvProblem::make_key(const TensorDescriptor& ux, const TensorDescriptor& uw,
-                                  const ConvolutionDescriptor& conv,
-                                  const TensorDescriptor& uy) const {
-  // Same flag order as MIOpen's LogCmdConvolution, so existing tooling parses it. Two
-  // differences keep the line replayable: -k is the true output channel count for grouped
-  // transposed convolutions (MIOpen prints w[1]), and transpose output padding is printed.
-  const auto& xl = ux.lens();
-  const auto& wl = uw.lens();
+void write_conv_flags(std::ostream& ss, const TensorDescriptor& x, const TensorDescriptor& w,
+                      const ConvolutionDescriptor& conv, const TensorDescriptor& y) {
+  const auto& xl = x.lens();
+  const auto& wl = w.lens();
   const auto& p = conv.pads();
   const auto& s = conv.strides();
   const auto& d = conv.dilations();
   const size_t k = conv.mode() == miopenTranspose ? wl[1] * conv.group_count() : wl[0];
-  std::ostringstream ss;
-  ss << driver_base(ux.type());
   std::string default_layout;
   if (conv.spatial_dims() == 2) {
     ss << " -n " << xl[0] << " -c " << xl[1] << " -H " << xl[2] << " -W " << xl[3] << " -k " << k
@@ -149,12 +143,23 @@ std::string ConvProblem::make_key(const TensorDescriptor& ux, const TensorDescri
        << d[2] << " --spatial_dim 3";
     default_layout = "NCDHW";
   }
-  const std::string xl_s = ux.layout(default_layout);
-  const std::string wl_s = uw.layout(default_layout);
-  const std::string yl_s = uy.layout(default_layout);
+  const std::string xl_s = x.layout(default_layout);
+  const std::string wl_s = w.layout(default_layout);
+  const std::string yl_s = y.layout(default_layout);
   if (xl_s != default_layout) ss << " --in_layout " << xl_s;
   if (wl_s != default_layout) ss << " --fil_layout " << wl_s;
   if (yl_s != default_layout) ss << " --out_layout " << yl_s;
+}
+
+std::string ConvProblem::make_key(const TensorDescriptor& ux, const TensorDescriptor& uw,
+                                  const ConvolutionDescriptor& conv,
+                                  const TensorDescriptor& uy) const {
+  // Same flag order as MIOpen's LogCmdConvolution, so existing tooling parses it. Two
+  // differences keep the line replayable: -k is the true output channel count for grouped
+  // transposed convolutions (MIOpen prints w[1]), and transpose output padding is printed.
+  std::ostringstream ss;
+  ss << driver_base(ux.type());
+  write_conv_flags(ss, ux, uw, conv, uy);
   ss << " -m " << (conv.mode() == miopenTranspose ? "trans" : "conv");
   ss << " -g " << conv.group_count();
   if (conv.mode() == miopenTranspose) {

@@ -11,6 +11,7 @@
 #include <miopen/miopen.h>
 
 #include <array>
+#include <ostream>
 #include <string>
 
 #include "core/conv_descriptor.hpp"
@@ -87,5 +88,12 @@ class ConvProblem {
   ConvAttributes attributes_;
   std::string key_;
 };
+
+// The convolution's geometry as MIOpenDriver flags in LogCmdConvolution's order (" -n ... -j",
+// 3-D flags for a 3-D convolution, -k the true output channel count), then --in_layout /
+// --fil_layout / --out_layout for the tensors not in NCHW / NCDHW: what the convolution key and
+// the fusion plans' CBAInfer key share.
+void write_conv_flags(std::ostream& ss, const TensorDescriptor& x, const TensorDescriptor& w,
+                      const ConvolutionDescriptor& conv, const TensorDescriptor& y);
 
 }  // namespace anydnn

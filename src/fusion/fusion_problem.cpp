@@ -42,32 +42,9 @@ const char* cba_base(miopenDataType_t t) {
 // MIOpen's ConvArgsForMIOpenDriver(..., print_for_conv_driver = false): the user's view of the
 // convolution (a transposed one prints as given, with -k the true output channel count).
 void conv_args(std::ostream& ss, const FusionOp& c) {
-  const auto& xl = c.in.lens();
-  const auto& wl = c.w.lens();
-  const auto& p = c.conv.pads();
-  const auto& s = c.conv.strides();
-  const auto& d = c.conv.dilations();
-  const bool trans = c.conv.mode() == miopenTranspose;
-  const size_t k = trans ? wl[1] * c.conv.group_count() : wl[0];
-  std::string layout;
-  if (c.conv.spatial_dims() == 2) {
-    ss << " -n " << xl[0] << " -c " << xl[1] << " -H " << xl[2] << " -W " << xl[3] << " -k " << k
-       << " -y " << wl[2] << " -x " << wl[3] << " -p " << p[0] << " -q " << p[1] << " -u " << s[0]
-       << " -v " << s[1] << " -l " << d[0] << " -j " << d[1];
-    layout = "NCHW";
-  } else {
-    ss << " -n " << xl[0] << " -c " << xl[1] << " --in_d " << xl[2] << " -H " << xl[3] << " -W "
-       << xl[4] << " -k " << k << " --fil_d " << wl[2] << " -y " << wl[3] << " -x " << wl[4]
-       << " --pad_d " << p[0] << " -p " << p[1] << " -q " << p[2] << " --conv_stride_d " << s[0]
-       << " -u " << s[1] << " -v " << s[2] << " --dilation_d " << d[0] << " -l " << d[1] << " -j "
-       << d[2] << " --spatial_dim 3";
-    layout = "NCDHW";
-  }
-  if (c.in.layout(layout) != layout) ss << " --in_layout " << c.in.layout(layout);
-  if (c.w.layout(layout) != layout) ss << " --fil_layout " << c.w.layout(layout);
-  if (c.out.layout(layout) != layout) ss << " --out_layout " << c.out.layout(layout);
+  write_conv_flags(ss, c.in, c.w, c.conv, c.out);
   ss << " -g " << c.conv.group_count();
-  if (trans) ss << " --conv_mode trans";
+  if (c.conv.mode() == miopenTranspose) ss << " --conv_mode trans";
 }
 
 }  // namespace
