@@ -14,6 +14,7 @@
 #include <string>
 
 #include "activation/activation_math.hpp"
+#include "core/call_tensors.hpp"
 #include "core/elementwise_geometry.hpp"
 #include "core/tensor_descriptor.hpp"
 
@@ -21,13 +22,7 @@ namespace anydnn {
 
 enum class ActivDirection { Forward, Backward };
 
-// The descriptors of a call by role; dx and dy only for backward.
-struct ActivDescriptors {
-  const TensorDescriptor* x = nullptr;
-  const TensorDescriptor* y = nullptr;
-  const TensorDescriptor* dx = nullptr;
-  const TensorDescriptor* dy = nullptr;
-};
+using ActivDescriptors = CallDescriptors;  // core/call_tensors.hpp
 
 // The activation descriptor's contents.
 struct ActivMode {

@@ -18,12 +18,6 @@ const TensorDescriptor& checked(const TensorDescriptor* d, const char* name,
   return checked_4d(d, name, like, like_name, "LRN");
 }
 
-LrnStrides strides_of(const TensorDescriptor& d) {
-  const auto& s = d.strides();
-  return {static_cast<long long>(s[0]), static_cast<long long>(s[1]), static_cast<long long>(s[2]),
-          static_cast<long long>(s[3])};
-}
-
 }  // namespace
 
 std::string LrnProblem::driver_base(miopenDataType_t type) {
@@ -61,7 +55,7 @@ LrnProblem::LrnProblem(LrnDirection direction, const LrnParams& params, const Lr
   if (forward()) {
     const TensorDescriptor& xd = checked(d.x, "xDesc", nullptr, nullptr);
     y = &checked(d.y, "yDesc", &xd, "xDesc");
-    x_ = strides_of(xd);
+    x_ = nchw_strides(xd);
     out = y;
     packed_ = xd.is_packed_layout("NCHW") && y->is_packed_layout("NCHW");
   } else {
@@ -69,14 +63,14 @@ LrnProblem::LrnProblem(LrnDirection direction, const LrnParams& params, const Lr
     const TensorDescriptor& dyd = checked(d.dy, "dyDesc", y, "yDesc");
     const TensorDescriptor& xd = checked(d.x, "xDesc", y, "yDesc");
     const TensorDescriptor& dxd = checked(d.dx, "dxDesc", y, "yDesc");
-    x_ = strides_of(xd);
-    dy_ = strides_of(dyd);
-    dx_ = strides_of(dxd);
+    x_ = nchw_strides(xd);
+    dy_ = nchw_strides(dyd);
+    dx_ = nchw_strides(dxd);
     out = &dxd;
     packed_ = y->is_packed_layout("NCHW") && dyd.is_packed_layout("NCHW") &&
               xd.is_packed_layout("NCHW") && dxd.is_packed_layout("NCHW");
   }
-  y_ = strides_of(*y);
+  y_ = nchw_strides(*y);
   ANYDNN_CHECK_BADPARM(elements_disjoint(*out), (forward() ? "yDesc" : "dxDesc")
                                                     << " has strides under which elements "
                                                        "overlap (or interleave)");

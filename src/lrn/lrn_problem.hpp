@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <string>
 
+#include "core/call_tensors.hpp"
 #include "core/tensor_descriptor.hpp"
 
 namespace anydnn {
@@ -32,18 +33,9 @@ struct LrnParams {
   double alpha = 0.0, beta = 0.0, k = 0.0;
 };
 
-// The descriptors of a call by role: forward x, y; backward y, dy, x, dx.
-struct LrnDescriptors {
-  const TensorDescriptor* x = nullptr;
-  const TensorDescriptor* y = nullptr;
-  const TensorDescriptor* dy = nullptr;
-  const TensorDescriptor* dx = nullptr;
-};
+using LrnDescriptors = CallDescriptors;  // core/call_tensors.hpp
 
-// Strides of one tensor as (n, c, h, w); a plain struct so that kernels take it by value.
-struct LrnStrides {
-  long long n = 0, c = 0, h = 0, w = 0;
-};
+using LrnStrides = NchwStrides;  // core/call_tensors.hpp
 
 class LrnProblem {
  public:

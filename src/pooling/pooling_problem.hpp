@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "core/call_tensors.hpp"
 #include "core/tensor_descriptor.hpp"
 #include "pooling/pooling_desc.hpp"
 #include "pooling/pooling_math.hpp"
@@ -19,13 +20,7 @@ namespace anydnn {
 
 enum class PoolDirection { Forward, Backward };
 
-// The descriptors of a call by role; dx and dy only for backward.
-struct PoolDescriptors {
-  const TensorDescriptor* x = nullptr;
-  const TensorDescriptor* y = nullptr;
-  const TensorDescriptor* dx = nullptr;
-  const TensorDescriptor* dy = nullptr;
-};
+using PoolDescriptors = CallDescriptors;  // core/call_tensors.hpp
 
 class PoolingProblem {
  public:

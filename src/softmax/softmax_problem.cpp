@@ -17,12 +17,6 @@ const TensorDescriptor& checked(const TensorDescriptor* d, const char* name,
   return checked_4d(d, name, like, like_name, "softmax");
 }
 
-SoftmaxStrides strides_of(const TensorDescriptor& d) {
-  const auto& s = d.strides();
-  return {static_cast<long long>(s[0]), static_cast<long long>(s[1]), static_cast<long long>(s[2]),
-          static_cast<long long>(s[3])};
-}
-
 }  // namespace
 
 std::string SoftmaxProblem::driver_base(miopenDataType_t type) {
@@ -43,17 +37,17 @@ SoftmaxProblem::SoftmaxProblem(SoftmaxDirection direction, miopenSoftmaxAlgorith
   if (forward()) {
     const TensorDescriptor& x = checked(d.x, "xDesc", nullptr, nullptr);
     const TensorDescriptor& y = checked(d.y, "yDesc", &x, "xDesc");
-    in_ = strides_of(x);
-    out_ = strides_of(y);
+    in_ = nchw_strides(x);
+    out_ = nchw_strides(y);
     out = &y;
     packed_ = x.is_packed_layout("NCHW") && y.is_packed_layout("NCHW");
   } else {
     const TensorDescriptor& y = checked(d.y, "yDesc", nullptr, nullptr);
     const TensorDescriptor& dy = checked(d.dy, "dyDesc", &y, "yDesc");
     const TensorDescriptor& dx = checked(d.dx, "dxDesc", &y, "yDesc");
-    in_ = strides_of(y);
-    grad_ = strides_of(dy);
-    out_ = strides_of(dx);
+    in_ = nchw_strides(y);
+    grad_ = nchw_strides(dy);
+    out_ = nchw_strides(dx);
     out = &dx;
     packed_ =
         y.is_packed_layout("NCHW") && dy.is_packed_layout("NCHW") && dx.is_packed_layout("NCHW");

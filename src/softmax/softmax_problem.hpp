@@ -11,24 +11,16 @@
 #include <array>
 #include <string>
 
+#include "core/call_tensors.hpp"
 #include "core/tensor_descriptor.hpp"
 
 namespace anydnn {
 
 enum class SoftmaxDirection { Forward, Backward };
 
-// The descriptors of a call by role: forward x, y; backward y, dy, dx.
-struct SoftmaxDescriptors {
-  const TensorDescriptor* x = nullptr;
-  const TensorDescriptor* y = nullptr;
-  const TensorDescriptor* dy = nullptr;
-  const TensorDescriptor* dx = nullptr;
-};
+using SoftmaxDescriptors = CallDescriptors;  // core/call_tensors.hpp
 
-// Strides of one tensor as (n, c, h, w); a plain struct so that kernels take it by value.
-struct SoftmaxStrides {
-  long long n = 0, c = 0, h = 0, w = 0;
-};
+using SoftmaxStrides = NchwStrides;  // core/call_tensors.hpp
 
 class SoftmaxProblem {
  public:
