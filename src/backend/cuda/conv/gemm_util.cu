@@ -29,26 +29,26 @@ __global__ void store_from_float_kernel(const float* src, T* dst, size_t n) {
 }
 
 template <class T>
-__global__ void sum_float_slices_kernel(const float* __restrict__ src, size_t n, int slices,
-                                        T* __restrict__ dst) {
+__global__ void sum_float_slices_kernel(const float* __restrict__ src, size_t n,
+                                        size_t slice_stride, int slices, T* __restrict__ dst) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     float sum = 0.f;
     for (int s = 0; s < slices; ++s)
-      sum += src[static_cast<size_t>(s) * n + i];
+      sum += src[static_cast<size_t>(s) * slice_stride + i];
     dst[i] = store<T>(sum);
   }
 }
 
 }  // namespace
 
-void sum_float_slices(const float* src, size_t n, int slices, miopenDataType_t type, void* dst,
-                      cudaStream_t stream) {
+void sum_float_slices(const float* src, size_t n, size_t slice_stride, int slices,
+                      miopenDataType_t type, void* dst, cudaStream_t stream) {
   if (n == 0) return;
   dispatch_float_type(type, [&](auto tag) {
     using T = decltype(tag);
     sum_float_slices_kernel<T>
-        <<<grid_for(n), 256, 0, stream>>>(src, n, slices, static_cast<T*>(dst));
+        <<<grid_for(n), 256, 0, stream>>>(src, n, slice_stride, slices, static_cast<T*>(dst));
   });
   ANYDNN_CUDA_LAUNCHED("sum_float_slices");
 }

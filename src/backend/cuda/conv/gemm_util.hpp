@@ -52,9 +52,11 @@ inline double column_pass_ms(const DeviceRates& r, double factor, double image_e
 void store_from_float(miopenDataType_t type, const float* src, void* dst, size_t n,
                       cudaStream_t stream);
 
-// dst[i] = sum over s < slices of src[s * n + i] (in slice order), rounded to `type`, i < n.
-void sum_float_slices(const float* src, size_t n, int slices, miopenDataType_t type, void* dst,
-                      cudaStream_t stream);
+// dst[i] = sum over s < slices of src[s * slice_stride + i] (in slice order, the same bits every
+// run), rounded to `type`, i < n: the split-K and per-image partials' sum (slice_stride >= n;
+// the sm90 wgrad's slices are padded to whole row tiles).
+void sum_float_slices(const float* src, size_t n, size_t slice_stride, int slices,
+                      miopenDataType_t type, void* dst, cudaStream_t stream);
 
 // Bytes of `elements` values of `type`, rounded up to 256 so that a buffer after it in the
 // workspace stays aligned.

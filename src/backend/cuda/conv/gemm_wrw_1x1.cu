@@ -93,8 +93,8 @@ class GemmWrw1x1 final : public GemmWrw1x1Spec {
                   n0 == 0 ? 0.0f : 1.0f, partials, miopenFloat, cpg, kpg * cpg,
                   static_cast<int>(count), math);
         }
-        sum_float_slices(partials, dw_count, static_cast<int>(std::min(slices, batch)), t, b.w,
-                         be->cuda_stream());
+        sum_float_slices(partials, dw_count, dw_count, static_cast<int>(std::min(slices, batch)), t,
+                         b.w, be->cuda_stream());
         return;
       }
       void* acc = t == miopenFloat ? b.w : b.workspace;

@@ -4,7 +4,8 @@
 // reduction (N*P*Q = 100,352 at 56x56, N=32), so without a split it runs 9 blocks on 132
 // multiprocessors. Here grid z splits the reduction: block (m, n, s) sums k tiles
 // [s*per, (s+1)*per) and writes its fp32 partial tile into slice s of the workspace; a second
-// kernel adds the slices in order (same bits every run) into the filter's element type.
+// kernel adds the slices in order (same bits every run) into the filter's element type
+// (gemm_util.hpp sum_float_slices).
 //
 // The kernel body is CUTLASS 4.2's GemmUniversal for KernelTmaWarpSpecialized
 // (cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized.hpp, BSD-3-Clause, NVIDIA), which the sm90
@@ -166,35 +167,6 @@ __global__ void __launch_bounds__(K::MaxThreadsPerBlock, K::MinBlocksPerMultipro
   extern __shared__ char smem[];
   K op;
   op.run(params, smem, per_split, m_tiles);
-}
-
-// out[r][c] = sum over s of partials[s][r][c] (slices of `slice` floats, rows of `ld` floats) in
-// slice order, for the first `rows` rows and `cols` columns, converted to E. Memory-bound: one
-// thread per output element, consecutive threads on consecutive columns.
-template <class E>
-__global__ void sum_slices_kernel(const float* __restrict__ partials, long long slice, int slices,
-                                  long long rows, long long cols, long long ld,
-                                  E* __restrict__ out) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= rows * cols) return;
-  const long long r = i / cols, c = i - r * cols;
-  const float* p = partials + r * ld + c;
-  float sum = 0.f;
-  for (int s = 0; s < slices; ++s)
-    sum += p[s * slice];
-  out[i] = static_cast<E>(sum);
-}
-
-template <class E>
-void sum_slices(const float* partials, long long slice, int slices, long long rows, long long cols,
-                long long ld, E* out, cudaStream_t stream) {
-  const long long n = rows * cols;
-  if (n == 0) return;
-  constexpr int kThreads = 256;
-  sum_slices_kernel<E>
-      <<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-          partials, slice, slices, rows, cols, ld, out);
-  ANYDNN_CUDA_LAUNCHED("sm90 wgrad split-K: sum of the slices");
 }
 
 // The split for a reduction of k_tiles tiles over `tiles` output tiles, on a device of these

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "backend/cuda/conv/cost_model.hpp"
+#include "backend/cuda/conv/gemm_util.hpp"
 #include "backend/cuda/conv/implicit_gemm_configs.hpp"
 #include "backend/cuda/conv/implicit_gemm_staging.cuh"
 #include "backend/cuda/conv/implicit_gemm_wgmma_split_k.cuh"
@@ -459,6 +460,7 @@ class WgmmaSolver final : public ConvSolver {
             p, plan.x.cp, static_cast<size_t>(plan.split.count) * plan.m_tiles * plan.tile_m);
       }
     }
+    const miopenDataType_t p_type = p.data_type();
     return [=](const ConvBuffers& b) {
       const cudaStream_t stream = backend->cuda_stream();
       auto* ws = static_cast<char*>(b.workspace);
@@ -492,10 +494,8 @@ class WgmmaSolver final : public ConvSolver {
             if (split_launcher) {
               auto* partials = reinterpret_cast<float*>(ws + plan.partials_at);
               split_launcher->launch(ps, stacked, y, x, partials, plan.split, device, sms, stream);
-              const long long cols = static_cast<long long>(plan.w.hw * plan.w.cp);
-              sum_slices(partials, static_cast<long long>(plan.slice_floats()), plan.split.count,
-                         static_cast<long long>(plan.w.rows_p), cols, cols, static_cast<E*>(w),
-                         stream);
+              sum_float_slices(partials, plan.w.rows_p * plan.w.hw * plan.w.cp, plan.slice_floats(),
+                               plan.split.count, p_type, w, stream);
             } else {
               launcher->launch(ps, y, x, w, device, sms, stream);
             }
