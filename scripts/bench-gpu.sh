@@ -30,6 +30,8 @@
 #                   rewritten by its own run and the merge takes every conv-P.csv present, so a
 #                   run split over several calls (e.g. one precision per call, to fit a time
 #                   limit) into one OUT_DIR merges them all: use a fresh OUT_DIR for a new run.
+#   CONV_OWN        1 (default): each conv precision also runs with ANYDNN_CUDNN=0 (anydnn's
+#                   own solvers only; group <group>-own in conv-P-own.csv and the merge)
 #   TORCH_PYTHON    the python with CUDA PyTorch for the PyTorch peer (default python3);
 #                   NO_TORCH=1 skips that peer (the merge then has cuDNN only)
 #   BUILD_DIR       build folder (default build; an existing one is reused as configured, a new
@@ -127,6 +129,13 @@ for mode in $modes; do
         echo "=== conv $p: anydnn vs cuDNN"
         rm -f "$out/conv-$p.csv" "$out/torch-conv-$p.csv"
         run "$out/conv-$p.txt" "$bin" conv --precision "$p" --csv "$out/conv-$p.csv" "$@"
+        # anydnn's own solvers only (cuDNN's engines off): the second anydnn column.
+        if [ "${CONV_OWN:-1}" = 1 ]; then
+          echo "=== conv $p: anydnn's own solvers only (ANYDNN_CUDNN=0) vs cuDNN"
+          rm -f "$out/conv-$p-own.csv"
+          ANYDNN_CUDNN=0 run "$out/conv-$p-own.txt" "$bin" conv --precision "$p" \
+            --csv "$out/conv-$p-own.csv" "$@"
+        fi
         if [ -n "$torch_py" ]; then
           echo "=== conv $p: PyTorch"
           run "$out/torch-conv-$p.txt" "$torch_py" "$root/bench/gpu/torch_conv_peer.py" \
@@ -170,7 +179,7 @@ done
 # Merge every conv precision present (also from earlier calls into this OUT_DIR).
 conv_inputs=()
 for p in fp32 tf32 fp16 bf16; do
-  for f in "$out/conv-$p.csv" "$out/torch-conv-$p.csv"; do
+  for f in "$out/conv-$p.csv" "$out/conv-$p-own.csv" "$out/torch-conv-$p.csv"; do
     [ -s "$f" ] && conv_inputs+=("$f")
   done
 done

@@ -5,8 +5,10 @@
 # not load. Run from the checkout's root on the GPU machine, results under $OUT:
 #   STEPS="tests sweep bench nsys"  what to run, in order (default: tests)
 #   TESTS=FILTER                    gtest filter of the GPU test program (default *Wgmma*)
+#   TEST_TIMEOUT=S                  its time limit (default 300)
 #   PREC="fp16 fp32"                gpu_vs_cudnn conv precision groups (bench)
 #   BENCH_ARGS=--quick BENCH_TIMEOUT=S TORCH=1 (PyTorch peer and the merged summary)
+#   OWN=1                           also the bench with ANYDNN_CUDNN=0 (anydnn's own solvers)
 #   SWEEP_TYPE=fp16                 solver_bench type for the per-solver sweep of the CUTLASS kernels
 #   NSYS_FILTER=TEXT                the layer nsys profiles (kernel and API summaries)
 set -u
@@ -49,7 +51,7 @@ for step in ${STEPS:-tests}; do
   SECONDS=0
   case $step in
     tests)
-      MIOPEN_USER_DB_PATH=/tmp/db-tests timeout 300 $B/bin/anydnn_gpu_tests --gtest_filter="${TESTS:-*Wgmma*}" --gtest_brief=1 > $out/tests.txt 2>&1
+      MIOPEN_USER_DB_PATH=/tmp/db-tests timeout ${TEST_TIMEOUT:-300} $B/bin/anydnn_gpu_tests --gtest_filter="${TESTS:-*Wgmma*}" --gtest_brief=1 > $out/tests.txt 2>&1
       echo "tests rc=$? ($SECONDS s)"; grep -E "FAILED|PASSED|Failure|error" $out/tests.txt | head -40 ;;
     sweep)
       for d in fwd bwdd bwdw; do
@@ -65,6 +67,11 @@ for step in ${STEPS:-tests}; do
         MIOPEN_USER_DB_PATH=/tmp/db-bench-$p timeout ${BENCH_TIMEOUT:-300} $B/bin/gpu_vs_cudnn conv --precision $p --csv $out/conv-$p.csv ${BENCH_ARGS:-} > $out/conv-$p.txt 2>&1 &
         wait $!
         echo "bench $p rc=$? ($SECONDS s)"; grep "GEOMEAN" $out/conv-$p.txt
+        if [ "${OWN:-0}" = 1 ]; then  # anydnn's own solvers only (cuDNN's engines off)
+          SECONDS=0
+          ANYDNN_CUDNN=0 MIOPEN_USER_DB_PATH=/tmp/db-bench-$p-own timeout ${BENCH_TIMEOUT:-300} $B/bin/gpu_vs_cudnn conv --precision $p --csv $out/conv-$p-own.csv ${BENCH_ARGS:-} > $out/conv-$p-own.txt 2>&1
+          echo "bench $p own rc=$? ($SECONDS s)"; grep "GEOMEAN" $out/conv-$p-own.txt
+        fi
         if [ "${TORCH:-0}" = 1 ]; then
           SECONDS=0
           timeout 150 python3 bench/gpu/torch_conv_peer.py --groups $p --csv $out/torch-conv-$p.csv ${BENCH_ARGS:-} > $out/torch-conv-$p.txt 2>&1
@@ -73,7 +80,7 @@ for step in ${STEPS:-tests}; do
       done
       if [ "${TORCH:-0}" = 1 ]; then
         timeout 60 python3 bench/gpu/torch_conv_peer.py --peaks-only --csv $out/torch-peaks.csv > $out/torch-peaks.txt 2>&1
-        ins=(); for p in fp32 tf32 fp16 bf16; do for f in $out/conv-$p.csv $out/torch-conv-$p.csv; do [ -s "$f" ] && ins+=("$f"); done; done
+        ins=(); for p in fp32 tf32 fp16 bf16; do for f in $out/conv-$p.csv $out/conv-$p-own.csv $out/torch-conv-$p.csv; do [ -s "$f" ] && ins+=("$f"); done; done
         [ -s "$out/torch-peaks.csv" ] && ins+=("$out/torch-peaks.csv")
         python3 bench/gpu/merge_conv.py --summary $out/conv-summary.txt --merged-csv $out/conv-merged.csv "${ins[@]}" > /dev/null 2>&1
         sed -n '/summary/,$p' $out/conv-summary.txt | head -40

@@ -87,6 +87,17 @@ inline std::optional<bool> solver_meant_for(std::string_view s, const ConvProble
   if (s == "ImplicitGemmSimtBwd")
     return bwd && tc32 && small_filter && p.dilations()[1] == 1 && p.dilations()[2] == 1;
   if (s == "ImplicitGemmSimtWrw") return wrw && tc32;
+  // cuDNN's engines (CudnnConv*, libcudnn found at run time): at least every 2-D ungrouped
+  // float / half / bfloat16 problem on packed NCHW or NHWC; the rest is tested where it applies.
+  const bool packed_2d =
+      two_d && (packed || (p.x().is_packed_layout("NHWC") && p.w().is_packed_layout("NHWC") &&
+                           p.y().is_packed_layout("NHWC")));
+  const bool cudnn_type = fp32 || p.data_type() == miopenHalf || p.data_type() == miopenBFloat16;
+  const bool cudnn_2d =
+      packed_2d && cudnn_type && p.groups() == 1 && p.pads()[1] >= 0 && p.pads()[2] >= 0;
+  if (s == "CudnnConvFwd") return fwd && cudnn_2d;
+  if (s == "CudnnConvBwd") return bwd && cudnn_2d;
+  if (s == "CudnnConvWrw") return wrw && cudnn_2d;
   return std::nullopt;
 }
 

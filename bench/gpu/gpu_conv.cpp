@@ -10,8 +10,12 @@
 #include <miopen/anydnn.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "bench_common.hpp"
 #include "gpu_conv.hpp"
@@ -178,11 +182,12 @@ double time_immediate(miopenHandle_t h, cudaStream_t st, const Layer& l, const C
 // timed. The solver behind it: the first solution (Find's fastest record).
 double time_find(miopenHandle_t h, cudaStream_t st, const Layer& l, const ConvIo& io, void* out,
                  const DeviceMem& ws, int dir, bool exhaustive, const TimingPlan& plan,
-                 std::string* solver) {
+                 std::string* solver, double* find_wall_ms) {
   miopenConvAlgoPerf_t perf[8];
   int found = 0;
   void* w = ws.get();
   const size_t wb = ws.bytes();
+  const auto find_start = std::chrono::steady_clock::now();
   if (dir == kFwd)
     check_miopen(miopenFindConvolutionForwardAlgorithm(h, l.mx, io.x, l.mw, io.w, l.mc, l.my, out,
                                                        8, &found, perf, w, wb, exhaustive),
@@ -198,6 +203,9 @@ double time_find(miopenHandle_t h, cudaStream_t st, const Layer& l, const ConvIo
                                                       8, &found, perf, w, wb, exhaustive),
         "miopenFindConvolutionBackwardWeightsAlgorithm");
   check_context(st);
+  *find_wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - find_start)
+          .count();
   if (found < 1) throw Failure("anydnn Find returned no algorithm");
   try {
     const auto sols = solutions(h, l, dir);
@@ -240,9 +248,14 @@ DeviceMem workspace(size_t mb) {
 }
 
 // The three anydnn paths and the peer for one (layer, direction).
+// Wall time of Find's own work (graph builds, searches, timing), first call per (layer, dir).
+struct FindTimes {
+  std::vector<double> def_ms, exh_ms;
+};
+
 void run_direction(miopenHandle_t mh, cudaStream_t st, CudnnConvPeer& peer, const Layer& l,
                    const ConvIo& in, const DeviceMem& ws, int dir, const ConvPrecision& p,
-                   const Options& o, Row& r) {
+                   const Options& o, Row& r, FindTimes& ft) {
   const size_t n = l.out_elems(dir);
   const size_t bytes = n * dtype_size(p.type);
   // Outputs: anydnn immediate, default, exhaustive, then cuDNN.
@@ -254,8 +267,11 @@ void run_direction(miopenHandle_t mh, cudaStream_t st, CudnnConvPeer& peer, cons
   std::array<std::string*, 3> solver = {&r.imm_solver, &r.def_solver, &r.any_solver};
   for (int i = 0; i < 3; ++i) {
     try {
+      double find_ms = NAN;
       *ms[i] = i == 0 ? time_immediate(mh, st, l, in, out[i].get(), ws, dir, o.plan, solver[i])
-                      : time_find(mh, st, l, in, out[i].get(), ws, dir, i == 2, o.plan, solver[i]);
+                      : time_find(mh, st, l, in, out[i].get(), ws, dir, i == 2, o.plan, solver[i],
+                                  &find_ms);
+      if (i > 0 && std::isfinite(find_ms)) (i == 1 ? ft.def_ms : ft.exh_ms).push_back(find_ms);
     } catch (const Failure& e) {
       r.note += std::string("anydnn ") + path[i] + ": " + e.what() + " ";
     }
@@ -286,7 +302,11 @@ void run_direction(miopenHandle_t mh, cudaStream_t st, CudnnConvPeer& peer, cons
 }  // namespace
 
 std::vector<Row> run_conv(const Options& o, const std::string& precision) {
-  const ConvPrecision p = conv_precision_of(precision);
+  ConvPrecision p = conv_precision_of(precision);
+  // anydnn with its own solvers only (ANYDNN_CUDNN=0: cuDNN's engines are not Find candidates)
+  // is its own group, so one report holds both anydnn columns (scripts/bench-gpu.sh runs both).
+  if (const char* c = std::getenv("ANYDNN_CUDNN"); c != nullptr && std::string(c) == "0")
+    p.group += "-own";
   // Read by anydnn when its first handle is created (the configuration is read once per
   // process), hence one process per precision.
   setenv("ANYDNN_CONV_ALLOW_TF32", p.tf32 ? "1" : "0", 1);
@@ -339,6 +359,7 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
     rows.push_back(r);
   };
   uint64_t seed = 1;
+  FindTimes find_times;
   for (const auto& [spec, count] : layers) {
     Row base;
     base.group = p.group;
@@ -373,7 +394,7 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
       Row r = base;
       r.dir = kDirs[dir];
       try {
-        run_direction(mh, st, *peer, l, in, ws, dir, p, o, r);
+        run_direction(mh, st, *peer, l, in, ws, dir, p, o, r, find_times);
       } catch (const Failure& e) {  // output buffers
         r.note += std::string("setup: ") + e.what();
       }
@@ -381,6 +402,21 @@ std::vector<Row> run_conv(const Options& o, const std::string& precision) {
     }
   }
   print_summary(rows, p.group);
+  // What Find itself costs, per (layer, direction), first call (a record makes later calls of
+  // the default Find free; an exhaustive one measures again every time).
+  const auto describe = [](std::vector<double> v) {
+    if (v.empty()) return std::string("n/a");
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v)
+      sum += x;
+    char b[160];
+    std::snprintf(b, sizeof b, "median %.1f ms, max %.1f ms, sum %.2f s over %zu", v[v.size() / 2],
+                  v.back(), sum / 1e3, v.size());
+    return std::string(b);
+  };
+  std::printf("%s find wall time: default Find %s; exhaustive Find %s\n", p.group.c_str(),
+              describe(find_times.def_ms).c_str(), describe(find_times.exh_ms).c_str());
   peer.reset();
   return rows;
 }

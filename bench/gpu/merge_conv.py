@@ -87,6 +87,13 @@ def load(paths):
                     m["note"] = r.get("note", "")
             else:
                 print(f"merge_conv: {p}: unknown CSV header, skipped", file=sys.stderr)
+    # anydnn with its own solvers only (group "<group>-own", ANYDNN_CUDNN=0) meets the same
+    # PyTorch rows as the run with cuDNN's engines among its candidates.
+    for (g, shape, d), m in rows.items():
+        if g.endswith("-own") and "torch" not in m:
+            base = rows.get((g[:-len("-own")], shape, d), {})
+            if "torch" in base:
+                m["torch"] = base["torch"]
     for m in rows.values():
         for k in ("imm", "def", "exh", "cudnn", "torch"):
             m.setdefault(k, math.nan)
@@ -145,7 +152,7 @@ def report(rows, peaks, env, sources, out):
         keys = [k for k in rows if k[0] == g]
         shapes = list(dict.fromkeys(k[1] for k in rows if k[0] == g))
         keys.sort(key=lambda k: (shapes.index(k[1]), DIR_ORDER.get(k[2], 9)))
-        peak = peaks.get(PEAK_OF.get(g, ""))
+        peak = peaks.get(PEAK_OF.get(g.removesuffix("-own"), ""))
         p()
         p(f"# {g}" + (f" (limit {peak:.1f} TFLOP/s)" if peak else " (no limit measured)"))
         p(f"{'shape':<30} {'dir':<4} {'imm ms':>8} {'def ms':>8} {'exh ms':>8} {'cuDNN':>8} "

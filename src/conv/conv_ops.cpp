@@ -138,7 +138,7 @@ std::vector<const ConvSolverEntry*> applicable_conv_solvers(Handle& handle, cons
       ANYDNN_LOG_I2(cfg, e.solver->name() << ": disabled by " << why);
       continue;
     }
-    if (p.attributes().deterministic == 1 && !e.solver->deterministic()) {
+    if (p.attributes().deterministic == 1 && !e.solver->deterministic(p)) {
       ANYDNN_LOG_I2(cfg, e.solver->name() << ": not deterministic");
       continue;
     }
@@ -161,9 +161,42 @@ size_t conv_workspace_size(Handle& handle, const ConvProblem& p) {
 
 namespace {
 
+size_t usable_workspace(const ConvBuffers& bufs) {
+  return bufs.workspace == nullptr ? 0 : bufs.workspace_size;
+}
+
+// Whether the solver can run in the caller's workspace (a tuned solver: its least hungry
+// configuration).
 bool fits(Handle& handle, const ConvProblem& p, const ConvSolverEntry& e, const ConvBuffers& bufs) {
-  const size_t ws = e.solver->workspace_size(handle.context(), p);
+  const size_t ws = e.solver->least_workspace_size(handle.context(), p);
   return ws <= bufs.workspace_size && (ws == 0 || bufs.workspace != nullptr);
+}
+
+// The params a solver runs with where nothing was measured (empty for untuned solvers), and the
+// workspace they need.
+std::string untimed_params(Handle& handle, const ConvProblem& p, const ConvSolver& s,
+                           size_t workspace_limit) {
+  return s.tuned() ? s.default_params(handle.context(), p, workspace_limit) : std::string();
+}
+size_t params_workspace(Handle& handle, const ConvProblem& p, const ConvSolver& s,
+                        const std::string& params) {
+  return s.tuned() ? s.tuned_workspace_size(handle.context(), p, params)
+                   : s.workspace_size(handle.context(), p);
+}
+ConvInvoker params_invoker(Handle& handle, const ConvProblem& p, const ConvSolver& s,
+                           const std::string& params) {
+  return s.tuned() ? s.make_tuned_invoker(handle.context(), p, params)
+                   : s.make_invoker(handle.context(), p);
+}
+
+// The params immediate mode runs a solution with: its find-db entry's (what a Find measured),
+// else the solver's default within the workspace it reports.
+std::string solution_params(Handle& handle, const ConvProblem& p, const ConvSolverEntry& e) {
+  if (!e.solver->tuned()) return {};
+  if (const auto record = handle.find_db().load(conv_db_key(handle, p)))
+    for (const auto& r : record->entries)
+      if (r.solver_id == e.id && !r.params.empty()) return r.params;
+  return untimed_params(handle, p, *e.solver, e.solver->workspace_size(handle.context(), p));
 }
 
 // The algorithm Find reports a solver under, in the direction's own enum. MIOpen's
@@ -217,9 +250,10 @@ std::vector<ConvFindEntry> usable_entries(Handle& handle, const ConvProblem& p,
   for (const auto& r : rec.entries) {
     const auto it = std::find_if(solvers.begin(), solvers.end(),
                                  [&](const auto* e) { return e->id == r.solver_id; });
-    if (it == solvers.end() || !fits(handle, p, **it, bufs)) continue;
+    if (it == solvers.end()) continue;
     ConvFindEntry e = r;
-    e.workspace_size = (*it)->solver->workspace_size(handle.context(), p);
+    e.workspace_size = params_workspace(handle, p, *(*it)->solver, r.params);
+    if (e.workspace_size > usable_workspace(bufs)) continue;
     e.algorithm = find_algorithm(*(*it)->solver, p.direction());
     out.push_back(e);
   }
@@ -236,9 +270,13 @@ std::vector<ConvFindEntry> fallback_entries(Handle& handle, const ConvProblem& p
   for (const Ranked& r : rank_by_model(handle, p, solvers)) {
     const ConvSolverEntry* e = r.entry;
     if (!fits(handle, p, *e, bufs)) continue;
-    ConvFindEntry entry{e->id, std::string(e->solver->name()),
-                        find_algorithm(*e->solver, p.direction()), -1.0f,
-                        e->solver->workspace_size(handle.context(), p)};
+    std::string params = untimed_params(handle, p, *e->solver, usable_workspace(bufs));
+    ConvFindEntry entry{e->id,
+                        std::string(e->solver->name()),
+                        find_algorithm(*e->solver, p.direction()),
+                        -1.0f,
+                        params_workspace(handle, p, *e->solver, params),
+                        std::move(params)};
     (e->solver->fallback_only() ? fallback : regular).push_back(entry);
   }
   return regular.empty() ? fallback : regular;
@@ -262,8 +300,8 @@ std::vector<const ConvSolverEntry*> find_candidates(Handle& handle, const ConvPr
     workspace_skipped = true;
     log_message(cfg, LogLevel::Info2, fn,
                 std::string(r.entry->solver->name()) + ": skipped, needs workspace " +
-                    std::to_string(r.entry->solver->workspace_size(handle.context(), p)) + " > " +
-                    std::to_string(bufs.workspace == nullptr ? 0 : bufs.workspace_size));
+                    std::to_string(r.entry->solver->least_workspace_size(handle.context(), p)) +
+                    " > " + std::to_string(bufs.workspace == nullptr ? 0 : bufs.workspace_size));
   }
   const bool have_regular = std::any_of(fitting.begin(), fitting.end(), [](const Ranked& r) {
     return !r.entry->solver->fallback_only();
@@ -367,14 +405,24 @@ FindOutcome find_outcome(Handle& handle, const ConvProblem& p, const ConvBuffers
   for (const auto* e :
        find_candidates(handle, p, solvers, bufs, exhaustive_search, fn, workspace_skipped)) {
     const ConvSolver& s = *e->solver;
-    const size_t ws = s.workspace_size(handle.context(), p);
-    ConvInvoker invoker = s.make_invoker(handle.context(), p);
+    // A tuned solver picks its configuration first: by timing them all in an exhaustive
+    // search (MIOpen's exhaustiveSearch tunes its solvers too), else its default.
+    std::string params;
+    if (s.tuned()) {
+      params = exhaustive_search ? s.search(handle.context(), p, bufs)
+                                 : untimed_params(handle, p, s, usable_workspace(bufs));
+      log_message(
+          cfg, LogLevel::Info2, fn,
+          std::string(s.name()) + (exhaustive_search ? ": searched, " : ": default, ") + params);
+    }
+    const size_t ws = params_workspace(handle, p, s, params);
+    ConvInvoker invoker = params_invoker(handle, p, s, params);
     const float ms = find_time_ms(handle, [&] { invoker(bufs); });
     log_message(
         cfg, LogLevel::Info2, fn,
         std::string(s.name()) + ": " + std::to_string(ms) + " ms, workspace " + std::to_string(ws));
-    timed.entries.push_back(
-        {e->id, std::string(s.name()), find_algorithm(s, p.direction()), ms, ws});
+    timed.entries.push_back({e->id, std::string(s.name()), find_algorithm(s, p.direction()), ms, ws,
+                             std::move(params)});
     timed.invokers.push_back(std::move(invoker));
   }
   ANYDNN_CHECK(!timed.entries.empty(), miopenStatusBadParm,
@@ -420,8 +468,9 @@ std::vector<ConvFindEntry> conv_find(Handle& handle, const ConvProblem& p, const
                                   [&](const auto& r) { return r.algorithm == e.algorithm; });
     if (seen) continue;
     ConvInvoker invoker =
-        found.invokers[i] ? std::move(found.invokers[i])
-                          : registry.find(e.solver_id)->solver->make_invoker(handle.context(), p);
+        found.invokers[i]
+            ? std::move(found.invokers[i])
+            : params_invoker(handle, p, *registry.find(e.solver_id)->solver, e.params);
     register_found(handle, network_config, e, std::move(invoker));
     result.push_back(e);
   }
@@ -520,7 +569,7 @@ std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProbl
         std::any_of(out.begin(), out.end(), [&](const auto& s) { return s.solution_id == e->id; });
     if (!listed) {
       out.push_back({estimate >= 0 ? static_cast<float>(estimate) : -1.0f,
-                     e->solver->workspace_size(handle.context(), p), e->id,
+                     params_workspace(handle, p, *e->solver, solution_params(handle, p, *e)), e->id,
                      e->solver->algorithm()});
     }
   }
@@ -529,17 +578,18 @@ std::vector<miopenConvSolution_t> conv_solutions(Handle& handle, const ConvProbl
 
 size_t conv_solution_workspace_size(Handle& handle, const ConvProblem& p, uint64_t solution_id) {
   const auto& e = solution_entry(handle, p, solution_id);
-  return e.solver->workspace_size(handle.context(), p);
+  return params_workspace(handle, p, *e.solver, solution_params(handle, p, e));
 }
 
 void conv_compile_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id) {
   const std::string cfg = conv_db_key(handle, p);
   if (handle.family_state<ConvInvokerCache>().solution(cfg, solution_id)) return;
   const auto& e = solution_entry(handle, p, solution_id);
+  const std::string params = solution_params(handle, p, e);
   handle.family_state<ConvInvokerCache>().set_solution(
       cfg, CachedConvInvoker{e.id, std::string(e.solver->name()), e.solver->algorithm(),
-                             e.solver->workspace_size(handle.context(), p),
-                             e.solver->make_invoker(handle.context(), p)});
+                             params_workspace(handle, p, *e.solver, params),
+                             params_invoker(handle, p, *e.solver, params)});
 }
 
 void conv_run_solution(Handle& handle, const ConvProblem& p, uint64_t solution_id,

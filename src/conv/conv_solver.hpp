@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "activation/fused_epilogue.hpp"
@@ -43,8 +44,10 @@ class ConvSolver {
   // Stable name (find-db records, MIOPEN_DEBUG_FIND_ONLY_SOLVER, MIOpenDriver -S).
   virtual std::string_view name() const = 0;
   virtual miopenConvAlgorithm_t algorithm() const = 0;
-  // Same bits for the same inputs every run (MIOPEN_CONVOLUTION_ATTRIB_DETERMINISTIC).
-  virtual bool deterministic() const { return true; }
+  // Same bits for the same inputs every run on this problem (MIOPEN_CONVOLUTION_ATTRIB_
+  // DETERMINISTIC asks for it; a solver may answer yes only because the problem asks, by then
+  // offering only its deterministic configurations).
+  virtual bool deterministic(const ConvProblem& /*p*/) const { return true; }
   // A fallback (the naive solvers) is there for coverage, not speed: Find times it only when no
   // other solver applies and fits, and immediate mode ranks it after the others.
   virtual bool fallback_only() const { return false; }
@@ -63,6 +66,39 @@ class ConvSolver {
   }
   // Only called for applicable problems.
   virtual ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const = 0;
+
+  // --- tuned solvers: several configurations that only a measurement ranks (cuDNN's engines) ---
+  // A tuned solver's configuration is a parameter string kept in the find-db entry (MIOpen
+  // keeps its solvers' PerformanceConfig in the perf-db). An exhaustive Find calls search() on
+  // the caller's buffers; any other path takes default_params(). workspace_size() above is the
+  // most any configuration offered needs (what GetWorkSpaceSize reports); least_workspace_size()
+  // decides whether the solver fits a caller's workspace at all.
+  virtual bool tuned() const { return false; }
+  // The configuration to run without a measurement, among those needing at most
+  // `workspace_limit` bytes; empty for a solver that is not tuned.
+  virtual std::string default_params(const ExecutionContext& /*ctx*/, const ConvProblem& /*p*/,
+                                     size_t /*workspace_limit*/) const {
+    return {};
+  }
+  // Times the configurations that fit the buffers' workspace on those buffers (the direction's
+  // output is overwritten) and returns the fastest.
+  virtual std::string search(const ExecutionContext& ctx, const ConvProblem& p,
+                             const ConvBuffers& b) const {
+    return default_params(ctx, p, b.workspace_size);
+  }
+  virtual size_t least_workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const {
+    return workspace_size(ctx, p);
+  }
+  virtual size_t tuned_workspace_size(const ExecutionContext& ctx, const ConvProblem& p,
+                                      const std::string& /*params*/) const {
+    return workspace_size(ctx, p);
+  }
+  // An invoker of one configuration; params the solver no longer knows (a record from another
+  // cuDNN version) fall back to default_params with a log line.
+  virtual ConvInvoker make_tuned_invoker(const ExecutionContext& ctx, const ConvProblem& p,
+                                         const std::string& /*params*/) const {
+    return make_invoker(ctx, p);
+  }
   // Whether this solver's invoker applies an epilogue with these needs to a forward problem it
   // is applicable to (ConvBuffers::epilogue; the contract is activation/fused_epilogue.hpp). The
   // same invoker runs with and without one, so Find's timings and the invoker cache are shared.

@@ -133,6 +133,8 @@ Config Config::from_environment(std::string* warnings) {
   read_bool("MIOPEN_DEBUG_CONV_IMPLICIT_GEMM", c.conv_implicit_gemm_enabled, warnings);
   read_bool("ANYDNN_CONV_ALLOW_TF32", c.conv_allow_tf32, warnings);
   read_bool("ANYDNN_CONV_3XTF32", c.conv_allow_3xtf32, warnings);
+  read_bool("ANYDNN_CUDNN", c.cudnn_enabled, warnings);
+  if (const auto v = getenv_string("ANYDNN_CUDNN_LIBRARY")) c.cudnn_library = *v;
   return c;
 }
 

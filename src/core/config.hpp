@@ -64,6 +64,13 @@ struct Config {
   // same inputs (10x inside MIOpen's tolerance, but not fp32 math's), and they are slower than
   // cuDNN's fp32 (docs/performance.md, "[gpu-conv] 3xTF32").
   bool conv_allow_3xtf32 = false;
+  // ANYDNN_CUDNN: cuDNN's engines as Find candidates on CUDA (the Cudnn* solvers), when the
+  // library is found at run time. On by default; 0 turns them off.
+  bool cudnn_enabled = true;
+  // ANYDNN_CUDNN_LIBRARY: the libcudnn to load (a path or a file name for dlopen's search);
+  // empty: the copy already in the process, then dlopen's search, then the CUDA toolkit's
+  // folders (backend/common/cudnn_library.hpp).
+  std::string cudnn_library;
 
   // Builds a configuration from the current environment; unknown values fall back to the
   // default and leave a warning in `warnings`.

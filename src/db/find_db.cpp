@@ -14,7 +14,9 @@ namespace anydnn {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2 added the params column (tuned solvers' configurations); a version-1 file is migrated in
+// place, its entries keeping empty params.
+constexpr int kSchemaVersion = 2;
 constexpr int kBusyTimeoutMs = 60000;
 
 constexpr const char* kCreateSchema =
@@ -26,7 +28,10 @@ constexpr const char* kCreateSchema =
     " algorithm INTEGER NOT NULL,"
     " time_ms REAL NOT NULL,"
     " workspace INTEGER NOT NULL,"
+    " params TEXT NOT NULL DEFAULT '',"
     " PRIMARY KEY (problem, device, solver))";
+constexpr const char* kAddParams =
+    "ALTER TABLE find_records ADD COLUMN params TEXT NOT NULL DEFAULT ''";
 
 std::string default_user_dir() {
   if (const char* x = std::getenv("XDG_CONFIG_HOME"); x != nullptr && *x != '\0')
@@ -129,6 +134,9 @@ void FindDb::open_user(const std::string& dir) {
       if (version == 0) {
         user_->exec(kCreateSchema);
         user_->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+      } else if (version == 1) {
+        user_->exec(kAddParams);
+        user_->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
       } else if (version != kSchemaVersion) {
         ANYDNN_THROW(miopenStatusInternalError,
                      "schema version " << version << ", expected " << kSchemaVersion);
@@ -154,22 +162,26 @@ void FindDb::open_system(const std::string& dir) {
   }
   try {
     system_ = std::make_unique<SqliteDb>(path, true, false, kBusyTimeoutMs);
+    system_params_ = system_->user_version() >= 2;
   } catch (const std::exception& e) {
     log_message(config_, LogLevel::Warning, "FindDb",
                 std::string("system find-db not usable: ") + e.what());
   }
 }
 
-std::optional<std::vector<ConvFindEntry>> FindDb::query(SqliteDb& db, const std::string& problem) {
-  auto st = db.prepare(
-      "SELECT solver_id, solver, algorithm, time_ms, workspace FROM find_records"
-      " WHERE problem = ?1 AND device = ?2 ORDER BY time_ms, solver");
+std::optional<std::vector<ConvFindEntry>> FindDb::query(SqliteDb& db, const std::string& problem,
+                                                        bool with_params) {
+  auto st = db.prepare(std::string("SELECT solver_id, solver, algorithm, time_ms, workspace, ") +
+                       (with_params ? "params" : "''") +
+                       " FROM find_records WHERE problem = ?1 AND device = ?2"
+                       " ORDER BY time_ms, solver");
   st.bind(1, problem).bind(2, device_);
   std::vector<ConvFindEntry> out;
   while (st.step()) {
     out.push_back({static_cast<uint64_t>(st.column_int(0)), st.column_text(1),
                    static_cast<miopenConvAlgorithm_t>(st.column_int(2)),
-                   static_cast<float>(st.column_double(3)), static_cast<size_t>(st.column_int(4))});
+                   static_cast<float>(st.column_double(3)), static_cast<size_t>(st.column_int(4)),
+                   st.column_text(5)});
   }
   if (out.empty()) return std::nullopt;
   return out;
@@ -182,14 +194,15 @@ std::optional<FindRecord> FindDb::load(const std::string& problem) {
     return FindRecord{it->second, FindRecordSource::Memory};
   if (user_) {
     try {
-      if (auto r = query(*user_, problem)) return FindRecord{*r, FindRecordSource::User};
+      if (auto r = query(*user_, problem, true)) return FindRecord{*r, FindRecordSource::User};
     } catch (const std::exception& e) {
       disable_user(e.what());
     }
   }
   if (system_) {
     try {
-      if (auto r = query(*system_, problem)) return FindRecord{*r, FindRecordSource::System};
+      if (auto r = query(*system_, problem, system_params_))
+        return FindRecord{*r, FindRecordSource::System};
     } catch (const std::exception& e) {
       log_message(config_, LogLevel::Warning, "FindDb",
                   std::string("system find-db not usable: ") + e.what());
@@ -224,7 +237,7 @@ void FindDb::write_user(const std::string& problem, const std::vector<ConvFindEn
       .step();
   auto ins = user_->prepare(
       "INSERT INTO find_records (problem, device, solver, solver_id, algorithm, time_ms,"
-      " workspace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      " workspace, params) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   for (const auto& e : entries) {
     ins.bind(1, problem)
         .bind(2, device_)
@@ -232,7 +245,8 @@ void FindDb::write_user(const std::string& problem, const std::vector<ConvFindEn
         .bind(4, static_cast<int64_t>(e.solver_id))
         .bind(5, static_cast<int64_t>(e.algorithm))
         .bind(6, static_cast<double>(e.time_ms))
-        .bind(7, static_cast<int64_t>(e.workspace_size));
+        .bind(7, static_cast<int64_t>(e.workspace_size))
+        .bind(8, e.params);
     ins.step();
     ins.reset();
   }
@@ -245,8 +259,8 @@ std::vector<std::pair<std::string, std::vector<ConvFindEntry>>> FindDb::user_rec
   if (!user_) return out;
   try {
     auto st = user_->prepare(
-        "SELECT problem, solver_id, solver, algorithm, time_ms, workspace FROM find_records"
-        " WHERE device = ?1 ORDER BY problem, time_ms, solver");
+        "SELECT problem, solver_id, solver, algorithm, time_ms, workspace, params"
+        " FROM find_records WHERE device = ?1 ORDER BY problem, time_ms, solver");
     st.bind(1, device_);
     while (st.step()) {
       std::string problem = st.column_text(0);
@@ -254,7 +268,7 @@ std::vector<std::pair<std::string, std::vector<ConvFindEntry>>> FindDb::user_rec
       out.back().second.push_back({static_cast<uint64_t>(st.column_int(1)), st.column_text(2),
                                    static_cast<miopenConvAlgorithm_t>(st.column_int(3)),
                                    static_cast<float>(st.column_double(4)),
-                                   static_cast<size_t>(st.column_int(5))});
+                                   static_cast<size_t>(st.column_int(5)), st.column_text(6)});
     }
   } catch (const std::exception& e) {
     disable_user(e.what());
@@ -277,7 +291,7 @@ bool FindDb::store_if_absent(const std::string& problem, std::vector<ConvFindEnt
     // The check and the write in one transaction: a record another process writes meanwhile
     // is never replaced.
     Transaction t(*user_);
-    if (query(*user_, problem)) return false;
+    if (query(*user_, problem, true)) return false;
     write_user(problem, entries);
     t.commit();
     return true;

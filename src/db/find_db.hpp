@@ -32,6 +32,9 @@ struct ConvFindEntry {
   miopenConvAlgorithm_t algorithm = miopenConvolutionAlgoGEMM;
   float time_ms = 0.0f;
   size_t workspace_size = 0;
+  // A tuned solver's configuration (ConvSolver::tuned(): cuDNN's engine and knobs); empty for
+  // every other solver.
+  std::string params;
 };
 
 enum class FindRecordSource { Memory, User, System };
@@ -75,7 +78,9 @@ class FindDb {
   void open_once();  // with mutex_ held
   void open_user(const std::string& dir);
   void open_system(const std::string& dir);
-  std::optional<std::vector<ConvFindEntry>> query(SqliteDb& db, const std::string& problem);
+  // `with_params`: the file has schema 2's params column (a system file of schema 1 has not).
+  std::optional<std::vector<ConvFindEntry>> query(SqliteDb& db, const std::string& problem,
+                                                  bool with_params);
   void disable_user(const std::string& why);
   void write_user(const std::string& problem, const std::vector<ConvFindEntry>& entries);
 
@@ -87,6 +92,7 @@ class FindDb {
   std::map<std::string, std::vector<ConvFindEntry>> memory_;
   std::unique_ptr<SqliteDb> user_;
   std::unique_ptr<SqliteDb> system_;
+  bool system_params_ = true;
 };
 
 }  // namespace anydnn

@@ -46,7 +46,8 @@ std::string export_find_records(FindDb& db) {
   for (const auto& [problem, entries] : db.user_records())
     for (const ConvFindEntry& e : entries)
       os << problem << '\t' << e.solver_name << '\t' << e.solver_id << '\t'
-         << static_cast<int>(e.algorithm) << '\t' << e.time_ms << '\t' << e.workspace_size << '\n';
+         << static_cast<int>(e.algorithm) << '\t' << e.time_ms << '\t' << e.workspace_size << '\t'
+         << e.params << '\n';
   return os.str();
 }
 
@@ -62,13 +63,14 @@ size_t import_find_records(FindDb& db, const std::string& text) {
     const std::vector<std::string> f = split_tabs(line);
     ConvFindEntry e;
     int algorithm = 0;
-    ANYDNN_CHECK(f.size() == 6 && !f[0].empty() && !f[1].empty() &&
+    // The 7th field (a tuned solver's params) is new: lines of 6 fields are still read.
+    ANYDNN_CHECK((f.size() == 6 || f.size() == 7) && !f[0].empty() && !f[1].empty() &&
                      parse_number(f[2], e.solver_id) && parse_number(f[3], algorithm) &&
                      parse_number(f[4], e.time_ms) && parse_number(f[5], e.workspace_size),
                  miopenStatusBadParm,
                  "find records: line " << number
                                        << " is not 'problem<TAB>solver<TAB>id<TAB>algorithm<TAB>"
-                                          "time<TAB>workspace'");
+                                          "time<TAB>workspace[<TAB>params]'");
     ANYDNN_CHECK(
         algorithm >= miopenConvolutionAlgoGEMM && algorithm <= miopenConvolutionAlgoImplicitGEMM &&
             algorithm != 4,
@@ -76,6 +78,7 @@ size_t import_find_records(FindDb& db, const std::string& text) {
         "find records: line " << number << ": " << algorithm << " is not a miopenConvAlgorithm_t");
     e.algorithm = static_cast<miopenConvAlgorithm_t>(algorithm);
     e.solver_name = f[1];
+    if (f.size() == 7) e.params = f[6];
     records[f[0]].push_back(std::move(e));
   }
   size_t added = 0;

@@ -1,6 +1,7 @@
 // Find records as text, for handing them between processes (anydnnFindDbExport / Import, used by
 // the Python package's distributed tuning): one line per timed solver,
 //   problem <TAB> solver <TAB> solver id <TAB> algorithm <TAB> time (ms) <TAB> workspace (bytes)
+//   <TAB> params (a tuned solver's configuration, usually empty; lines without it still import)
 // a record's lines together, fastest first. The problem is the canonical key (a MIOpenDriver
 // command: no tabs or newlines). Clients treat the text as opaque.
 #pragma once

@@ -51,11 +51,13 @@ TEST(FindDbRecordsApi, FindRecordComesOutAndImportedRecordsGoIn) {
             miopenStatusSuccess);
   ASSERT_GT(found, 0);
   const std::string before = export_text(h);
-  // Its key is MIOpenDriver syntax; each line has six tab-separated fields.
+  // Its key is MIOpenDriver syntax; each line has seven tab-separated fields (the last, a tuned
+  // solver's params, empty here).
   const size_t at = before.find("conv -n 1 -c 3 -H 7 -W 9 -k 5 -y 3 -x 3 -p 1 -q 1");
   ASSERT_NE(at, std::string::npos) << before;
   const std::string line = before.substr(at, before.find('\n', at) - at);
-  EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 5) << line;
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 6) << line;
+  EXPECT_EQ(line.back(), '\t') << line;
 
   // A record measured elsewhere: stored once, then kept (a second import adds nothing).
   const std::string key = fresh_key("imported");
@@ -67,10 +69,17 @@ TEST(FindDbRecordsApi, FindRecordComesOutAndImportedRecordsGoIn) {
   ASSERT_EQ(anydnnFindDbImport(h, record.c_str(), &added), miopenStatusSuccess);
   EXPECT_EQ(added, 0u);
   const std::string after = export_text(h);
-  EXPECT_NE(after.find(key + "\tGemmFwdRest\t2\t0\t0.125\t4096\n" + key +
-                       "\tConvDirectNaiveConvFwd\t1\t1\t0.5\t0\n"),
+  // Lines of six fields (before params) come out with the seventh, empty.
+  EXPECT_NE(after.find(key + "\tGemmFwdRest\t2\t0\t0.125\t4096\t\n" + key +
+                       "\tConvDirectNaiveConvFwd\t1\t1\t0.5\t0\t\n"),
             std::string::npos)
       << after;
+  // A tuned solver's params (a cuDNN engine) go in and come out unchanged.
+  const std::string tuned_key = fresh_key("tuned");
+  const std::string tuned = tuned_key + "\tCudnnConvFwd\t140\t5\t0.25\t1024\teng63_k12=8_k17=2\n";
+  ASSERT_EQ(anydnnFindDbImport(h, tuned.c_str(), &added), miopenStatusSuccess);
+  EXPECT_EQ(added, 1u);
+  EXPECT_NE(export_text(h).find(tuned), std::string::npos);
 
   // The process's own measurement wins over an imported record of the same problem.
   const std::string own_key = line.substr(0, line.find('\t'));

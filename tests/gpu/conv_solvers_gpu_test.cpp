@@ -137,7 +137,7 @@ TEST_P(CudaConvSolverAlone, MatchesReferenceOnEveryProblemItTakes) {
       if (!run_solver(s, ctx, p, b)) continue;
       const double err = ref::relative_rms(expected, ref::to_logical(b.out_host->view()));
       EXPECT_LE(err, test::conv_tolerance(p));
-      if (s.deterministic()) {
+      if (s.deterministic(p)) {
         const std::vector<uint8_t> first = b.out_host->bytes;
         if (run_solver(s, ctx, p, b))
           EXPECT_TRUE(first == b.out_host->bytes) << "not deterministic";

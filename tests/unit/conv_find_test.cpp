@@ -222,8 +222,9 @@ TEST(ConvSolverSelection, EveryCpuSolverDeclaresDeterminism) {
   // The deterministic attribute filters on this; all CPU solvers sum in a fixed order.
   Config cfg;
   auto backend = make_cpu_backend(cfg);
+  SmallConv s;
   for (const auto& e : backend->solvers<ConvSolver>().entries())
-    EXPECT_TRUE(e.solver->deterministic()) << e.solver->name();
+    EXPECT_TRUE(e.solver->deterministic(s.problem())) << e.solver->name();
 }
 
 }  // namespace

@@ -125,6 +125,59 @@ TEST(FindDb, ForeignSchemaVersionIsNotUsed) {
   EXPECT_NE(testing::internal::GetCapturedStderr().find("schema version 99"), std::string::npos);
 }
 
+// A tuned solver's configuration (ConvFindEntry::params, cuDNN's engine name) survives the user
+// db and a new instance; untuned entries keep empty params.
+TEST(FindDb, TunedParamsPersist) {
+  test::TempDir dir;
+  const Config cfg = db_config(dir.path());
+  auto e = entries(2.0f, 3.0f);
+  e.push_back(
+      {140, "CudnnConvFwd", miopenConvolutionAlgoImplicitGEMM, 1.0f, 8192, "eng63_k12=8_k17=2"});
+  FindDb(cfg, kDevice).store("p1", e);
+  const auto r = FindDb(cfg, kDevice).load("p1");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->entries.size(), 3u);
+  EXPECT_EQ(r->entries[0].solver_name, "CudnnConvFwd");
+  EXPECT_EQ(r->entries[0].params, "eng63_k12=8_k17=2");
+  EXPECT_EQ(r->entries[0].workspace_size, 8192u);
+  EXPECT_EQ(r->entries[1].params, "");
+  // The records handed between processes carry them too.
+  FindDb db(cfg, kDevice);
+  const auto records = db.user_records();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].second[0].params, "eng63_k12=8_k17=2");
+}
+
+// A user db of schema 1 (before params) is migrated in place: its records stay, with empty
+// params, and new records keep theirs.
+TEST(FindDb, SchemaOneFileIsMigrated) {
+  test::TempDir dir;
+  {
+    SqliteDb raw(dir.path() + "/" + FindDb::user_file_name(kDevice), false, true, 1000);
+    raw.exec(
+        "CREATE TABLE find_records (problem TEXT NOT NULL, device TEXT NOT NULL,"
+        " solver TEXT NOT NULL, solver_id INTEGER NOT NULL, algorithm INTEGER NOT NULL,"
+        " time_ms REAL NOT NULL, workspace INTEGER NOT NULL,"
+        " PRIMARY KEY (problem, device, solver))");
+    raw.exec("INSERT INTO find_records VALUES ('old', '" + kDevice +
+             "', 'GemmFwdRest', 2, 0, 1.5, 64)");
+    raw.exec("PRAGMA user_version = 1");
+  }
+  FindDb db(db_config(dir.path()), kDevice);
+  const auto old = db.load("old");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->source, FindRecordSource::User);
+  ASSERT_EQ(old->entries.size(), 1u);
+  EXPECT_EQ(old->entries[0].solver_name, "GemmFwdRest");
+  EXPECT_EQ(old->entries[0].params, "");
+  db.store("new", {{141, "CudnnConvBwd", miopenConvolutionAlgoImplicitGEMM, 1.0f, 0, "eng1"}});
+  const auto fresh = FindDb(db_config(dir.path()), kDevice).load("new");
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->entries[0].params, "eng1");
+  SqliteDb raw(dir.path() + "/" + FindDb::user_file_name(kDevice), true, false, 1000);
+  EXPECT_EQ(raw.user_version(), 2);
+}
+
 TEST(FindDb, DisabledMeansMemoryOnly) {
   test::TempDir dir;
   Config cfg = db_config(dir.path());

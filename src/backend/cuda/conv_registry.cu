@@ -22,6 +22,9 @@ std::unique_ptr<ConvSolver> make_gemm_fwd_1x1_nhwc();     // conv/gemm_fwd_1x1_n
 std::unique_ptr<ConvSolver> make_gemm_bwd_1x1_nhwc();     // conv/gemm_bwd_1x1_nhwc.cu
 std::unique_ptr<ConvSolver> make_gemm_wrw_1x1_nhwc();     // conv/gemm_wrw_1x1_nhwc.cu
 std::unique_ptr<ConvSolver> make_conv_direct_fwd_cuda();  // conv/conv_direct_fwd.cu
+std::unique_ptr<ConvSolver> make_cudnn_conv_fwd();        // conv/cudnn_conv_fwd.cpp
+std::unique_ptr<ConvSolver> make_cudnn_conv_bwd();        // conv/cudnn_conv_bwd.cpp
+std::unique_ptr<ConvSolver> make_cudnn_conv_wrw();        // conv/cudnn_conv_wrw.cpp
 #if ANYDNN_HAVE_CUTLASS  // CUTLASS tensor-core solvers (built when the headers are found)
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd();  // conv/implicit_gemm_tc_fwd.cu
 std::unique_ptr<ConvSolver> make_implicit_gemm_tc_fwd_fixed_channels();  // ..._fixed_channels.cu
@@ -81,6 +84,9 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({5, make_gemm_fwd_1x1()});
   list.push_back({2, make_gemm_fwd_rest()});
   list.push_back({100, make_conv_direct_fwd_cuda()});
+  // cuDNN's engines (found at run time): last of the regular solvers, so our own keep the
+  // registry-order ties; Find times them all the same.
+  list.push_back({140, make_cudnn_conv_fwd()});
   // Backward data
 #if ANYDNN_HAVE_WGMMA
   list.push_back({122, make_implicit_gemm_wgmma_bwd_128x128()});
@@ -98,6 +104,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({138, make_gemm_bwd_1x1_nhwc()});
   list.push_back({7, make_gemm_bwd_1x1()});
   list.push_back({6, make_gemm_bwd_rest()});
+  list.push_back({141, make_cudnn_conv_bwd()});
   // Backward weights
 #if ANYDNN_HAVE_WGMMA
   list.push_back({125, make_implicit_gemm_wgmma_wrw_128x128()});
@@ -114,6 +121,7 @@ ConvSolverRegistry make_conv_registry() {
   list.push_back({139, make_gemm_wrw_1x1_nhwc()});
   list.push_back({9, make_gemm_wrw_1x1()});
   list.push_back({8, make_gemm_wrw_universal()});
+  list.push_back({142, make_cudnn_conv_wrw()});
   // Any shape, layout and type: the naive fallbacks, ids 1, 3, 4 (conv/conv_fallbacks.hpp).
   append_conv_fallbacks<BackendKind::Cuda>(list);
   return ConvSolverRegistry(std::move(list));

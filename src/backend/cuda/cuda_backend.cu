@@ -54,7 +54,6 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
     : stream_(static_cast<cudaStream_t>(stream)),
       conv_solvers_(make_conv_registry()),
       conv_kernels_(make_conv_kernels(*this)) {
-  (void)config;
   registries_.wire(primitives_);
   primitives_.add<const ConvSolverRegistry>(&conv_solvers_);
   primitives_.add<const ConvKernels>(conv_kernels_.get());
@@ -87,6 +86,8 @@ CudaBackend::CudaBackend(const Config& config, void* stream)
   check_cuda(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep),
              "cudaMemPoolSetAttribute");
   check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+  // Cheap: the library is looked for and the cuDNN handle made on the first cuDNN solver's use.
+  cudnn_ = std::make_unique<CudnnState>(config, stream_);
   // Synchronous, once per handle (256 KiB): every later stream sees it written.
   std::vector<float> index(kChannelIndexCount);
   for (size_t i = 0; i < index.size(); ++i)
@@ -104,6 +105,7 @@ CudaBackend::~CudaBackend() {
   const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device_ &&
                         cudaSetDevice(device_) == cudaSuccess;
   if (cublas_ != nullptr) cublasDestroy(cublas_);
+  cudnn_.reset();  // its cuDNN handle, on this device too
   if (channel_indices_ != nullptr) cudaFree(channel_indices_);
   // Outstanding allocations keep the pool alive until they are freed (CUDA defers the release).
   if (pool_ != nullptr) cudaMemPoolDestroy(pool_);
@@ -121,6 +123,7 @@ void CudaBackend::make_current() {
 void CudaBackend::set_stream(void* stream) {
   stream_ = static_cast<cudaStream_t>(stream);
   check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+  cudnn_->set_stream(stream_);
 }
 
 float CudaBackend::run_timed(const std::function<void()>& work) {

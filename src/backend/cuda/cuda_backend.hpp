@@ -11,6 +11,7 @@
 #include "backend/backend.hpp"
 #include "backend/common/primitive_registries.hpp"
 #include "backend/cuda/conv/cost_model.hpp"
+#include "backend/cuda/cudnn/cudnn_state.hpp"
 #include "backend/cuda/dropout.hpp"
 #include "backend/cuda/rnn/rnn_kernels.hpp"
 #include "conv/conv_kernels.hpp"
@@ -49,6 +50,8 @@ class CudaBackend final : public Backend {
   // of each value it stores (conv/implicit_gemm_tc_epilogue.cu). Written once, never changed.
   static constexpr size_t kChannelIndexCount = 65536;
   const float* channel_indices() const { return channel_indices_; }
+  // cuDNN, found and opened on first use (the cuDNN solvers' engines: cudnn/cudnn_state.hpp).
+  CudnnState& cudnn() const { return *cudnn_; }
 
  private:
   cudaStream_t stream_ = nullptr;
@@ -65,6 +68,7 @@ class CudaBackend final : public Backend {
   cudaMemPool_t pool_ = nullptr;  // library scratch (allocate())
   float* channel_indices_ = nullptr;
   DeviceRates rates_;
+  std::unique_ptr<CudnnState> cudnn_;
   CudaRnnKernels rnn_kernels_{*this};
   CudaDropoutKernels dropout_kernels_{*this};
 };

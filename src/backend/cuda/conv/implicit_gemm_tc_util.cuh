@@ -244,7 +244,7 @@ class TcSolver : public ConvSolver {
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoImplicitGEMM; }
   // No atomics: each output element (or split-K partial) is summed by one thread block in a
   // fixed order, and the split-K reduction adds the slices in a fixed order: same bits every run.
-  bool deterministic() const override { return true; }
+  bool deterministic(const ConvProblem&) const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
     if (Applicability a = check_common(ctx, p, Traits::kDirection, kMath); !a) return a;

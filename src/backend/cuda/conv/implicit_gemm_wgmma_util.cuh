@@ -335,7 +335,7 @@ class WgmmaSolver final : public ConvSolver {
   std::string_view name() const override { return kCfg.name; }
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoImplicitGEMM; }
   // Each output element is summed by one thread block in a fixed order: same bits every run.
-  bool deterministic() const override { return true; }
+  bool deterministic(const ConvProblem&) const override { return true; }
 
   Applicability applicable(const ExecutionContext& ctx, const ConvProblem& p) const override {
     if (Applicability a =

@@ -1,0 +1,12 @@
+// CudnnConvFwd: cuDNN's Forward convolution engines as one tuned solver (cudnn_conv.hpp).
+#include <memory>
+
+#include "backend/cuda/conv/cudnn_conv.hpp"
+
+namespace anydnn::cuda {
+
+std::unique_ptr<ConvSolver> make_cudnn_conv_fwd() {
+  return std::make_unique<CudnnConvSolver<ConvDirection::Forward>>("CudnnConvFwd");
+}
+
+}  // namespace anydnn::cuda

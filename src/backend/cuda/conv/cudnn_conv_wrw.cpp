@@ -1,0 +1,12 @@
+// CudnnConvWrw: cuDNN's BackwardWeights convolution engines as one tuned solver (cudnn_conv.hpp).
+#include <memory>
+
+#include "backend/cuda/conv/cudnn_conv.hpp"
+
+namespace anydnn::cuda {
+
+std::unique_ptr<ConvSolver> make_cudnn_conv_wrw() {
+  return std::make_unique<CudnnConvSolver<ConvDirection::BackwardWeights>>("CudnnConvWrw");
+}
+
+}  // namespace anydnn::cuda
