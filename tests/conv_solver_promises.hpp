@@ -6,6 +6,7 @@
 // the tensor-core solvers' promises live in gpu/implicit_gemm_tc_gpu_test.cpp (AppliesFirst).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -93,8 +94,13 @@ inline std::optional<bool> solver_meant_for(std::string_view s, const ConvProble
       two_d && (packed || (p.x().is_packed_layout("NHWC") && p.w().is_packed_layout("NHWC") &&
                            p.y().is_packed_layout("NHWC")));
   const bool cudnn_type = fp32 || p.data_type() == miopenHalf || p.data_type() == miopenBFloat16;
+  // cuDNN refuses a filter wider than the padded input (MIOpen computes an empty output).
+  bool fits = true;
+  for (int i = 1; i < 3; ++i)
+    fits = fits && p.in_size()[i] + 2 * static_cast<size_t>(std::max(p.pads()[i], 0)) >=
+                       static_cast<size_t>(p.dilations()[i]) * (p.filter_size()[i] - 1) + 1;
   const bool cudnn_2d =
-      packed_2d && cudnn_type && p.groups() == 1 && p.pads()[1] >= 0 && p.pads()[2] >= 0;
+      packed_2d && cudnn_type && p.groups() == 1 && p.pads()[1] >= 0 && p.pads()[2] >= 0 && fits;
   if (s == "CudnnConvFwd") return fwd && cudnn_2d;
   if (s == "CudnnConvBwd") return bwd && cudnn_2d;
   if (s == "CudnnConvWrw") return wrw && cudnn_2d;

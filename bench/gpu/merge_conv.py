@@ -199,6 +199,16 @@ def report(rows, peaks, env, sources, out):
           + " ".join(f"{sums[k]:8.3f}" for k in ("imm", "def", "exh", "cudnn", "torch", "peer"))
           + f" {rtext(ratio(sums['exh'], sums['peer'])):>6} {ptext(f_any):>5}")
     p()
+    p("# provider of the exhaustive Find's choice: rows won by cuDNN's engines (CudnnConv*, "
+      "a Find candidate) / rows; worst row's exh / peer")
+    for g, d, ms_rows, _ in summary:
+        exh = [m.get("solvers", "-").split(" | ")[-1] for m in ms_rows]
+        by_cudnn = sum(1 for s in exh if s.startswith("Cudnn"))
+        worst = max((ratio(m["exh"], m["peer"]) for m in ms_rows
+                     if ok(ratio(m["exh"], m["peer"]))), default=math.nan)
+        p(f"{'PROV':<5} {g:<15} {d:<4} cuDNN {by_cudnn:>2} / {len(ms_rows):<3} "
+          f"own {len(ms_rows) - by_cudnn:>2}   worst {rtext(worst)}")
+    p()
     p("# geometric means of anydnn time / peer time (rows where both are known: n)")
     head = " ".join(f"{a + '/' + b:>14}" for a, _ in PATHS for b, _ in PEERS)
     p(f"{'':<5} {'group':<15} {'dir':<4} {head}")

@@ -121,8 +121,20 @@ double ConvProblem::flop_count() const {
   return f;
 }
 
-void write_conv_flags(std::ostream& ss, const TensorDescriptor& x, const TensorDescriptor& w,
-                      const ConvolutionDescriptor& conv, const TensorDescriptor& y) {
+namespace {
+
+// " <flag> <value>": the key is rebuilt on every convolution call, so plain appends rather
+// than a stream (whose construction alone costs about as much as the rest).
+template <class T>
+void flag(std::string& out, const char* name, T value) {
+  out += ' ';
+  out += name;
+  out += ' ';
+  out += std::to_string(value);
+}
+
+void append_conv_flags(std::string& out, const TensorDescriptor& x, const TensorDescriptor& w,
+                       const ConvolutionDescriptor& conv, const TensorDescriptor& y) {
   const auto& xl = x.lens();
   const auto& wl = w.lens();
   const auto& p = conv.pads();
@@ -131,24 +143,57 @@ void write_conv_flags(std::ostream& ss, const TensorDescriptor& x, const TensorD
   const size_t k = conv.mode() == miopenTranspose ? wl[1] * conv.group_count() : wl[0];
   std::string default_layout;
   if (conv.spatial_dims() == 2) {
-    ss << " -n " << xl[0] << " -c " << xl[1] << " -H " << xl[2] << " -W " << xl[3] << " -k " << k
-       << " -y " << wl[2] << " -x " << wl[3] << " -p " << p[0] << " -q " << p[1] << " -u " << s[0]
-       << " -v " << s[1] << " -l " << d[0] << " -j " << d[1];
+    flag(out, "-n", xl[0]);
+    flag(out, "-c", xl[1]);
+    flag(out, "-H", xl[2]);
+    flag(out, "-W", xl[3]);
+    flag(out, "-k", k);
+    flag(out, "-y", wl[2]);
+    flag(out, "-x", wl[3]);
+    flag(out, "-p", p[0]);
+    flag(out, "-q", p[1]);
+    flag(out, "-u", s[0]);
+    flag(out, "-v", s[1]);
+    flag(out, "-l", d[0]);
+    flag(out, "-j", d[1]);
     default_layout = "NCHW";
   } else {
-    ss << " -n " << xl[0] << " -c " << xl[1] << " --in_d " << xl[2] << " -H " << xl[3] << " -W "
-       << xl[4] << " -k " << k << " --fil_d " << wl[2] << " -y " << wl[3] << " -x " << wl[4]
-       << " --pad_d " << p[0] << " -p " << p[1] << " -q " << p[2] << " --conv_stride_d " << s[0]
-       << " -u " << s[1] << " -v " << s[2] << " --dilation_d " << d[0] << " -l " << d[1] << " -j "
-       << d[2] << " --spatial_dim 3";
+    flag(out, "-n", xl[0]);
+    flag(out, "-c", xl[1]);
+    flag(out, "--in_d", xl[2]);
+    flag(out, "-H", xl[3]);
+    flag(out, "-W", xl[4]);
+    flag(out, "-k", k);
+    flag(out, "--fil_d", wl[2]);
+    flag(out, "-y", wl[3]);
+    flag(out, "-x", wl[4]);
+    flag(out, "--pad_d", p[0]);
+    flag(out, "-p", p[1]);
+    flag(out, "-q", p[2]);
+    flag(out, "--conv_stride_d", s[0]);
+    flag(out, "-u", s[1]);
+    flag(out, "-v", s[2]);
+    flag(out, "--dilation_d", d[0]);
+    flag(out, "-l", d[1]);
+    flag(out, "-j", d[2]);
+    out += " --spatial_dim 3";
     default_layout = "NCDHW";
   }
   const std::string xl_s = x.layout(default_layout);
   const std::string wl_s = w.layout(default_layout);
   const std::string yl_s = y.layout(default_layout);
-  if (xl_s != default_layout) ss << " --in_layout " << xl_s;
-  if (wl_s != default_layout) ss << " --fil_layout " << wl_s;
-  if (yl_s != default_layout) ss << " --out_layout " << yl_s;
+  if (xl_s != default_layout) out += " --in_layout " + xl_s;
+  if (wl_s != default_layout) out += " --fil_layout " + wl_s;
+  if (yl_s != default_layout) out += " --out_layout " + yl_s;
+}
+
+}  // namespace
+
+void write_conv_flags(std::ostream& ss, const TensorDescriptor& x, const TensorDescriptor& w,
+                      const ConvolutionDescriptor& conv, const TensorDescriptor& y) {
+  std::string flags;
+  append_conv_flags(flags, x, w, conv, y);
+  ss << flags;
 }
 
 std::string ConvProblem::make_key(const TensorDescriptor& ux, const TensorDescriptor& uw,
@@ -157,20 +202,20 @@ std::string ConvProblem::make_key(const TensorDescriptor& ux, const TensorDescri
   // Same flag order as MIOpen's LogCmdConvolution, so existing tooling parses it. Two
   // differences keep the line replayable: -k is the true output channel count for grouped
   // transposed convolutions (MIOpen prints w[1]), and transpose output padding is printed.
-  std::ostringstream ss;
-  ss << driver_base(ux.type());
-  write_conv_flags(ss, ux, uw, conv, uy);
-  ss << " -m " << (conv.mode() == miopenTranspose ? "trans" : "conv");
-  ss << " -g " << conv.group_count();
+  std::string out = driver_base(ux.type());
+  out.reserve(160);
+  append_conv_flags(out, ux, uw, conv, uy);
+  out += conv.mode() == miopenTranspose ? " -m trans" : " -m conv";
+  flag(out, "-g", conv.group_count());
   if (conv.mode() == miopenTranspose) {
     const auto& a = conv.trans_output_pads();
-    if (conv.spatial_dims() == 3 && a[0] != 0) ss << " --trans_output_pad_d " << a[0];
+    if (conv.spatial_dims() == 3 && a[0] != 0) flag(out, "--trans_output_pad_d", a[0]);
     const size_t h = conv.spatial_dims() == 3 ? 1 : 0;
-    if (a[h] != 0) ss << " -Y " << a[h];
-    if (a[h + 1] != 0) ss << " -X " << a[h + 1];
+    if (a[h] != 0) flag(out, "-Y", a[h]);
+    if (a[h + 1] != 0) flag(out, "-X", a[h + 1]);
   }
-  ss << " -F " << static_cast<int>(direction_);
-  return ss.str();
+  flag(out, "-F", static_cast<int>(direction_));
+  return out;
 }
 
 std::string ConvProblem::network_config() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <string_view>
 
 #include "core/data_type.hpp"
 #include "core/errors.hpp"
@@ -86,12 +87,20 @@ size_t TensorDescriptor::num_bytes() const {
 }
 
 bool TensorDescriptor::is_packed_layout(const std::string& layout) const {
-  const std::string letters = logical_letters(lens_.size());
-  if (letters.empty() || layout.size() != letters.size()) return false;
-  const auto expected = strides_for_layout(lens_, layout);
-  for (size_t i = 0; i < lens_.size(); ++i) {
+  // Without allocating: every convolution call's problem key asks this of three tensors.
+  const std::string_view letters = lens_.size() == 4   ? std::string_view("NCHW")
+                                   : lens_.size() == 5 ? std::string_view("NCDHW")
+                                                       : std::string_view();
+  if (letters.empty() || layout.size() != letters.size() ||
+      !std::is_permutation(layout.begin(), layout.end(), letters.begin()))
+    return false;
+  size_t running = 1;
+  for (size_t pos = layout.size(); pos-- > 0;) {
+    const size_t dim = letters.find(layout[pos]);
+    if (dim == std::string_view::npos) return false;
     // A length-1 dimension's stride never matters, so it matches any layout.
-    if (lens_[i] != 1 && strides_[i] != expected[i]) return false;
+    if (lens_[dim] != 1 && strides_[dim] != running) return false;
+    running *= lens_[dim];
   }
   return true;
 }
@@ -99,11 +108,15 @@ bool TensorDescriptor::is_packed_layout(const std::string& layout) const {
 std::string TensorDescriptor::layout(const std::string& fallback) const {
   const std::string letters = logical_letters(lens_.size());
   if (letters.empty()) return fallback;
-  const std::vector<std::string> known = lens_.size() == 4
-                                             ? std::vector<std::string>{"NCHW", "NHWC", "CHWN"}
-                                             : std::vector<std::string>{"NCDHW", "NDHWC"};
-  for (const auto& l : known)
-    if (is_packed_layout(l)) return l;
+  static const std::string k4[] = {"NCHW", "NHWC", "CHWN"};
+  static const std::string k5[] = {"NCDHW", "NDHWC"};
+  if (lens_.size() == 4) {
+    for (const auto& l : k4)
+      if (is_packed_layout(l)) return l;
+  } else {
+    for (const auto& l : k5)
+      if (is_packed_layout(l)) return l;
+  }
   // Not packed in a known order: name the order of decreasing strides (stable for ties).
   std::vector<size_t> order(lens_.size());
   std::iota(order.begin(), order.end(), 0);
