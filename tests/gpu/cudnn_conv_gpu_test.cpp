@@ -32,12 +32,14 @@ const ConvDirection kDirs[] = {ConvDirection::Forward, ConvDirection::BackwardDa
 
 // A problem's tensors on host and device, inputs random, the direction's output poisoned.
 struct Io {
-  ConvProblem p;
+  // Before p: p's initializer fills it (members are constructed in declaration order).
   ref::ConvParams params;
+  ConvProblem p;
   HostTensor hx, hw, hy;
   DeviceTensor dx, dw, dy;
   Io(const std::string& line, ConvDirection d, std::mt19937& rng, int deterministic = 0)
-      : p(make(line, d, deterministic, params)),
+      : params(),
+        p(make(line, d, deterministic, params)),
         hx(test::host_tensor(p.x())),
         hw(test::host_tensor(p.w())),
         hy(test::host_tensor(p.y())) {
