@@ -7,29 +7,8 @@
 
 namespace anydnn::cpu {
 
-namespace {
-
-class ConvFftWrw final : public ConvSolver {
- public:
-  std::string_view name() const override { return "ConvFftWrw"; }
-  miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoFFT; }
-  Applicability applicable(const ExecutionContext&, const ConvProblem& p) const override {
-    ANYDNN_REJECT_IF(p.direction() != ConvDirection::BackwardWeights,
-                     "not a backward-weights problem");
-    return fft_support(p);
-  }
-  size_t workspace_size(const ExecutionContext& ctx, const ConvProblem& p) const override {
-    return fft_workspace(ctx, p);
-  }
-  ConvInvoker make_invoker(const ExecutionContext& ctx, const ConvProblem& p) const override {
-    return fft_invoker(ctx, p);
-  }
-};
-
-}  // namespace
-
 std::unique_ptr<ConvSolver> make_conv_fft_wrw() {
-  return std::make_unique<ConvFftWrw>();
+  return std::make_unique<ConvFftSolver<ConvDirection::BackwardWeights>>("ConvFftWrw");
 }
 
 }  // namespace anydnn::cpu
