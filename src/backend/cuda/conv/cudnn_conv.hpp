@@ -29,8 +29,9 @@ class CudnnConvSolver final : public ConvSolver {
  public:
   explicit CudnnConvSolver(std::string_view name) : name_(name) {}
   std::string_view name() const override { return name_; }
-  // cuDNN's convolution engines are implicit GEMMs, precomputed-offset or not; its FFT and
-  // Winograd engines live in the legacy API, which the graph API does not offer.
+  // One algorithm per solver: ImplicitGEMM, whichever engine runs. cuDNN marks some engines'
+  // numerics FFT or Winograd (numerical notes); telling those apart would take a solver per
+  // algorithm (issue [cudnn-engines]: not done).
   miopenConvAlgorithm_t algorithm() const override { return miopenConvolutionAlgoImplicitGEMM; }
   // Asked for determinism, only deterministic engines are offered (cudnn_state.cpp).
   bool deterministic(const ConvProblem& p) const override {
