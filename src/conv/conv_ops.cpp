@@ -88,13 +88,17 @@ float find_time_ms(Handle& handle, const std::function<void()>& run) {
 }
 
 std::string conv_db_key(const Handle& handle, const ConvProblem& p) {
+  return conv_db_key(handle.config(), p);
+}
+
+std::string conv_db_key(const Config& config, const ConvProblem& p) {
   std::string key = p.network_config();
   // TF32 changes an fp32 convolution's numerics and its solver set (the tensor-core solvers
   // join); a deterministic descriptor leaves the non-deterministic solvers out. A record timed
   // under one setting says nothing about the other.
-  if (p.data_type() == miopenFloat && handle.config().conv_allow_tf32) key += " tf32";
+  if (p.data_type() == miopenFloat && config.conv_allow_tf32) key += " tf32";
   // The 3xTF32 solvers join strict fp32's set only when allowed.
-  if (p.data_type() == miopenFloat && handle.config().conv_allow_3xtf32) key += " 3xtf32";
+  if (p.data_type() == miopenFloat && config.conv_allow_3xtf32) key += " 3xtf32";
   if (p.attributes().deterministic == 1) key += " deterministic";
   return key;
 }

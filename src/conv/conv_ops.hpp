@@ -19,6 +19,8 @@ namespace anydnn {
 // the numerics or the solver set under this handle (TF32 allowed for fp32, the deterministic
 // attribute), so that a record measured under one setting is never reused under another.
 std::string conv_db_key(const Handle& handle, const ConvProblem& p);
+// The same from the configuration alone (the CUDA backend's cuDNN engine cache keys on it).
+std::string conv_db_key(const Config& config, const ConvProblem& p);
 
 // Whether the environment leaves this solver switched on (MIOPEN_DEBUG_CONV_<ALGO>,
 // MIOPEN_DEBUG_FIND_ONLY_SOLVER); the reason goes to `why` when it does not.

@@ -120,7 +120,7 @@ TEST(CudnnConv, EveryEngineMatchesTheReference) {
       Io io(line, kDirs[d], rng);
       SCOPED_TRACE(io.p.key());
       std::string why;
-      const auto eng = cudnn.conv_engines(io.p, false, &why);
+      const auto eng = cudnn.conv_engines(io.p, &why);
       ASSERT_TRUE(eng) << why;
       ASSERT_FALSE(eng->engines().empty());
       for (size_t i = 0; i < eng->engines().size(); ++i) {

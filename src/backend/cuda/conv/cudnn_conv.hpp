@@ -118,7 +118,7 @@ class CudnnConvSolver final : public ConvSolver {
   std::shared_ptr<const CudnnConvEngines> engines(const ExecutionContext& ctx, const ConvProblem& p,
                                                   std::string* why = nullptr) const {
     std::string reason;
-    auto eng = backend_of(ctx).cudnn().conv_engines(p, ctx.config.conv_allow_tf32, &reason);
+    auto eng = backend_of(ctx).cudnn().conv_engines(p, &reason);
     if (why != nullptr) *why = reason;
     // Past applicable() a problem always has engines (the cache keeps them).
     ANYDNN_CHECK(eng || why != nullptr, miopenStatusInternalError,

@@ -23,7 +23,7 @@ const std::string& CudnnState::unavailable() {
   return impl_->why;
 }
 void CudnnState::set_stream(cudaStream_t) {}
-std::shared_ptr<const CudnnConvEngines> CudnnState::conv_engines(const ConvProblem&, bool,
+std::shared_ptr<const CudnnConvEngines> CudnnState::conv_engines(const ConvProblem&,
                                                                  std::string* why) {
   *why = impl_->why;
   return nullptr;

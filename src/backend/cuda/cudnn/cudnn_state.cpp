@@ -8,8 +8,8 @@
 #include <chrono>
 #include <exception>
 
+#include "conv/conv_ops.hpp"
 #include "core/cudnn_library.hpp"
-#include "core/data_type.hpp"
 #include "core/errors.hpp"
 #include "core/logger.hpp"
 
@@ -38,15 +38,12 @@ int CudnnConvEngines::first_within(size_t workspace_limit) const {
 }
 
 struct CudnnState::Impl {
-  Impl(const Config& c, cudaStream_t s)
-      : enabled(c.cudnn_enabled), library(c.cudnn_library), log_config(c), stream(s) {}
+  Impl(const Config& c, cudaStream_t s) : config(c), stream(s) {}
   ~Impl() {
     if (handle != nullptr) (void)fe::detail::destroy_handle(handle);
   }
 
-  const bool enabled;
-  const std::string library;
-  const Config log_config;
+  const Config config;  // a copy: the handle's, for the switches, TF32 and the log
   cudaStream_t stream;
   std::once_flag once;
   std::string unavailable;  // set once, by the call_once
@@ -60,11 +57,11 @@ struct CudnnState::Impl {
   std::unordered_map<std::string, Cached> cache;
 
   void open() {
-    if (!enabled) {
+    if (!config.cudnn_enabled) {
       unavailable = "cuDNN off (ANYDNN_CUDNN=0)";
       return;
     }
-    const CudnnLibrary& lib = process_cudnn_library(library);
+    const CudnnLibrary& lib = process_cudnn_library(config.cudnn_library);
     if (!lib) {
       unavailable = lib.error;
       return;
@@ -85,7 +82,7 @@ struct CudnnState::Impl {
       unavailable = std::string("cuDNN unusable: ") + e.what();
       return;
     }
-    log_message(log_config, LogLevel::Info, "CudnnState",
+    log_message(config, LogLevel::Info, "CudnnState",
                 "cuDNN " + std::to_string(lib.version) + " from " + lib.path);
   }
 };
@@ -159,7 +156,7 @@ class FrontendConvEngines final : public CudnnConvEngines {
 // rules exclude: inputs converted to a narrower type always, TF32 on fp32 data unless allowed,
 // non-deterministic engines when the problem asks for determinism. The caller holds the mutex.
 std::shared_ptr<const CudnnConvEngines> build(CudnnState::Impl& s, const ConvProblem& p,
-                                              bool allow_tf32, std::string* why) {
+                                              std::string* why) {
   auto graph = std::make_shared<fe::graph::Graph>();
   const fe::DataType_t t = fe_type(p.data_type());
   graph->set_io_data_type(t)
@@ -220,7 +217,7 @@ std::shared_ptr<const CudnnConvEngines> build(CudnnState::Impl& s, const ConvPro
     if (auto e = graph->create_execution_plans({fe::HeurMode_t::A}); e.is_bad())
       return failed("create_execution_plans", e);
   graph->deselect_numeric_notes({fe::NumericalNote_t::DOWN_CONVERT_INPUTS});
-  if (p.data_type() == miopenFloat && !allow_tf32)
+  if (p.data_type() == miopenFloat && !s.config.conv_allow_tf32)
     graph->deselect_numeric_notes({fe::NumericalNote_t::TENSOR_CORE});
   if (p.attributes().deterministic == 1)
     graph->deselect_numeric_notes({fe::NumericalNote_t::NONDETERMINISTIC});
@@ -267,15 +264,13 @@ void CudnnState::set_stream(cudaStream_t stream) {
 }
 
 std::shared_ptr<const CudnnConvEngines> CudnnState::conv_engines(const ConvProblem& p,
-                                                                 bool allow_tf32,
                                                                  std::string* why) {
   if (const std::string& u = unavailable(); !u.empty()) {
     *why = u;
     return nullptr;
   }
-  const std::string key = p.network_config() + " " + data_type_name(p.data_type()) +
-                          (allow_tf32 ? " tf32" : "") +
-                          (p.attributes().deterministic == 1 ? " deterministic" : "");
+  // What changes the engine set (type, layout, TF32, determinism) is in the find-db key.
+  const std::string key = conv_db_key(impl_->config, p);
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (const auto it = impl_->cache.find(key); it != impl_->cache.end()) {
     *why = it->second.why;
@@ -284,14 +279,14 @@ std::shared_ptr<const CudnnConvEngines> CudnnState::conv_engines(const ConvProbl
   Impl::Cached c;
   const auto start = std::chrono::steady_clock::now();
   try {
-    c.engines = build(*impl_, p, allow_tf32, &c.why);
+    c.engines = build(*impl_, p, &c.why);
   } catch (const std::exception& e) {  // the frontend throws where a symbol is missing
     c.engines = nullptr;
     c.why = std::string("cuDNN: ") + e.what();
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  log_message(impl_->log_config, LogLevel::Info2, "CudnnState",
+  log_message(impl_->config, LogLevel::Info2, "CudnnState",
               p.key() + ": " +
                   (c.engines ? std::to_string(c.engines->engines().size()) + " engines" : c.why) +
                   ", built in " + std::to_string(ms) + " ms");

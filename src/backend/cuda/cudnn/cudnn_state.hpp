@@ -56,11 +56,10 @@ class CudnnState {
   // Empty when cuDNN can be used, else the one-line reason (off by ANYDNN_CUDNN=0, library not
   // found or too old, handle creation failed).
   const std::string& unavailable();
-  // The problem's engines (strict fp32 unless `allow_tf32`; only deterministic ones when the
-  // problem asks), built on first use and cached by problem; nullptr with `why` when cuDNN has
-  // none for it.
-  std::shared_ptr<const CudnnConvEngines> conv_engines(const ConvProblem& p, bool allow_tf32,
-                                                       std::string* why);
+  // The problem's engines (strict fp32 unless the configuration allows TF32; only deterministic
+  // ones when the problem asks), built on first use and cached by the problem's find-db key;
+  // nullptr with `why` when cuDNN has none for it.
+  std::shared_ptr<const CudnnConvEngines> conv_engines(const ConvProblem& p, std::string* why);
   void set_stream(cudaStream_t stream);
 
   struct Impl;
